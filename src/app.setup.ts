@@ -1,0 +1,19 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { assignRequestId, serveApiAlias, deferBodyErrors } from './common';
+import { setupSwagger } from './swagger';
+
+export const BODY_LIMIT = '16kb';
+
+/**
+ * The Express-level wiring shared by the server and the e2e tests. The app must be
+ * created with `{ bodyParser: false }` so the body limit here is the only one.
+ */
+export function configureApp(app: NestExpressApplication): NestExpressApplication {
+  app.disable('x-powered-by');
+  app.use(assignRequestId);
+  app.use(serveApiAlias);
+  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.use(deferBodyErrors);
+  setupSwagger(app);
+  return app;
+}

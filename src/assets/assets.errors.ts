@@ -1,0 +1,11 @@
+import { HttpStatus } from '@nestjs/common';
+import { ApiError } from '../common';
+
+/** One message for "no such active asset" and "clearance too low", so a refusal reveals nothing. */
+export class AssetAccessDeniedError extends ApiError {
+  readonly errorCode = 'ASSET_ACCESS_DENIED';
+
+  constructor(readonly status: HttpStatus.FORBIDDEN | HttpStatus.NOT_FOUND) {
+    super('Asset not found or clearance insufficient');
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit';
+import { AssetsController } from './assets.controller';
+import { AssetsRepository } from './assets.repository';
+import { AssetsService } from './assets.service';
+
+@Module({
+  imports: [AuditModule],
+  controllers: [AssetsController],
+  providers: [AssetsRepository, AssetsService],
+  exports: [AssetsRepository],
+})
+export class AssetsModule {}

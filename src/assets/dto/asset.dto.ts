@@ -1,0 +1,105 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+import { ASSET_ID_PATTERN, IsAssetId, IsNonBlankString, PageMetaDto, PageQueryDto } from '../../common';
+import { ASSET_STATUSES, type AssetStatus } from '../../database';
+
+export const REASON_MAX_LENGTH = 500;
+export const AUTHORIZED_BY_MAX_LENGTH = 100;
+
+export class AssetIdParamDto {
+  @ApiProperty({ pattern: ASSET_ID_PATTERN.source, example: 'TIE-0001', description: 'Three capital letters, a hyphen, four digits.' })
+  @IsAssetId()
+  asset_id!: string;
+}
+
+export class DecommissionAssetDto {
+  @ApiProperty({ minLength: 1, maxLength: REASON_MAX_LENGTH, example: 'Damaged beyond repair during the Battle of Yavin' })
+  @IsNonBlankString(REASON_MAX_LENGTH)
+  reason!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: AUTHORIZED_BY_MAX_LENGTH, example: 'Grand Moff Tarkin' })
+  @IsNonBlankString(AUTHORIZED_BY_MAX_LENGTH)
+  authorized_by!: string;
+}
+
+export class DecommissionedAssetDto {
+  @ApiProperty({ pattern: ASSET_ID_PATTERN.source, example: 'TIE-0001' })
+  asset_id!: string;
+
+  @ApiProperty({ example: 'vehicle', description: 'Free text naming the kind of asset.' })
+  asset_type!: string;
+
+  @ApiProperty({ example: 'TK-421' })
+  former_pilot!: string;
+
+  @ApiProperty({ example: 'Damaged beyond repair during the Battle of Yavin' })
+  decommission_reason!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T10:15:30.000Z', description: 'ISO 8601, UTC.' })
+  decommissioned_at!: string;
+
+  @ApiProperty({ example: 'Grand Moff Tarkin' })
+  authorized_by!: string;
+}
+
+export class DecommissionResponseDto {
+  @ApiProperty({ enum: ['success'] })
+  status!: 'success';
+
+  @ApiProperty({ example: 'Asset TIE-0001 decommissioned successfully' })
+  message!: string;
+
+  @ApiProperty({ type: DecommissionedAssetDto })
+  data!: DecommissionedAssetDto;
+}
+
+export class AssetDto {
+  @ApiProperty({ pattern: ASSET_ID_PATTERN.source, example: 'TIE-0001' })
+  asset_id!: string;
+
+  @ApiProperty({ example: 'vehicle' })
+  asset_type!: string;
+
+  @ApiProperty({ example: 'TK-421' })
+  former_pilot!: string;
+
+  @ApiProperty({ enum: ASSET_STATUSES })
+  status!: AssetStatus;
+
+  @ApiProperty({ type: String, nullable: true, example: null })
+  decommission_reason!: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
+  decommissioned_at!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: null })
+  authorized_by!: string | null;
+}
+
+export class AssetResponseDto {
+  @ApiProperty({ enum: ['success'] })
+  status!: 'success';
+
+  @ApiProperty({ type: AssetDto })
+  data!: AssetDto;
+}
+
+export class ListAssetsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: ASSET_STATUSES })
+  @IsOptional()
+  @IsIn(ASSET_STATUSES)
+  status?: AssetStatus;
+}
+
+export class AssetPageDto extends PageMetaDto {
+  @ApiProperty({ type: [AssetDto] })
+  assets!: AssetDto[];
+}
+
+export class AssetListResponseDto {
+  @ApiProperty({ enum: ['success'] })
+  status!: 'success';
+
+  @ApiProperty({ type: AssetPageDto })
+  data!: AssetPageDto;
+}

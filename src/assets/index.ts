@@ -1,0 +1,2 @@
+export { AssetsModule } from './assets.module';
+export { AssetsRepository } from './assets.repository';

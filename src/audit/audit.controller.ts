@@ -1,0 +1,20 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequiresClearance } from '../auth';
+import { AUDIT_ACTIONS } from './audit-entry';
+import { AuditService } from './audit.service';
+import { AuditEventListResponseDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
+
+@ApiTags('audit')
+@Controller('v1/audit/events')
+export class AuditController {
+  constructor(private readonly audit: AuditService) {}
+
+  @Get()
+  @RequiresClearance(7, { action: AUDIT_ACTIONS.readAudit })
+  @ApiOperation({ summary: 'List audit events, newest first (clearance 7 or higher)' })
+  @ApiOkResponse({ type: AuditEventListResponseDto })
+  async list(@Query() query: ListAuditEventsQueryDto): Promise<AuditEventListResponseDto> {
+    return { status: 'success', data: await this.audit.list(query) };
+  }
+}

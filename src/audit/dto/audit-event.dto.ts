@@ -1,0 +1,69 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+import { ASSET_ID_PATTERN, IsAssetId, PageMetaDto, PageQueryDto } from '../../common';
+import { DENIAL_REASONS } from '../audit-entry';
+
+const OUTCOMES = ['allowed', 'denied'] as const;
+
+export class ListAuditEventsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: OUTCOMES })
+  @IsOptional()
+  @IsIn(OUTCOMES)
+  outcome?: (typeof OUTCOMES)[number];
+
+  @ApiPropertyOptional({ pattern: ASSET_ID_PATTERN.source, example: 'TIE-0001' })
+  @IsOptional()
+  @IsAssetId()
+  asset_id?: string;
+}
+
+export class AuditEventDto {
+  @ApiProperty({ type: 'integer', example: 42 })
+  id!: number;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T10:15:30.000Z' })
+  occurred_at!: string;
+
+  @ApiProperty({ example: 'asset.decommission', description: 'e.g. asset.decommission, auth.authenticate, audit.read' })
+  action!: string;
+
+  @ApiProperty({ enum: OUTCOMES })
+  outcome!: (typeof OUTCOMES)[number];
+
+  @ApiProperty({ enum: DENIAL_REASONS, nullable: true, type: String, description: 'Why it was denied; null when allowed.' })
+  reason!: string | null;
+
+  @ApiProperty({ nullable: true, type: String, example: 'officer-7', description: 'Token subject; null when no valid token was given.' })
+  actor!: string | null;
+
+  @ApiProperty({ nullable: true, type: 'integer', example: 7 })
+  actor_clearance!: number | null;
+
+  @ApiProperty({ nullable: true, type: String, example: 'TIE-0001' })
+  asset_id!: string | null;
+
+  @ApiProperty({ example: '0f6f3f0e-6a53-4d1a-9d56-2b1b8d1c1e7a' })
+  request_id!: string;
+
+  @ApiProperty({ nullable: true, type: String, example: '127.0.0.1' })
+  ip!: string | null;
+
+  @ApiProperty({ example: 'DELETE' })
+  method!: string;
+
+  @ApiProperty({ example: '/v1/assets/TIE-0001' })
+  path!: string;
+}
+
+export class AuditEventPageDto extends PageMetaDto {
+  @ApiProperty({ type: [AuditEventDto] })
+  events!: AuditEventDto[];
+}
+
+export class AuditEventListResponseDto {
+  @ApiProperty({ enum: ['success'] })
+  status!: 'success';
+
+  @ApiProperty({ type: AuditEventPageDto })
+  data!: AuditEventPageDto;
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { AuditModule } from '../audit';
+import { AuthenticationGuard } from './authentication.guard';
+import { ClearanceGuard } from './clearance.guard';
+import { TokenModule } from './token.module';
+
+@Module({
+  imports: [AuditModule, TokenModule],
+  providers: [
+    // Registration order is execution order: authenticate, then check clearance.
+    { provide: APP_GUARD, useClass: AuthenticationGuard },
+    { provide: APP_GUARD, useClass: ClearanceGuard },
+  ],
+})
+export class AuthModule {}

@@ -1,0 +1,43 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { AuditService, originOf, requestedAssetId } from '../audit';
+import { ForbiddenError, UnauthenticatedError } from '../common';
+import { CLEARANCE_REQUIREMENT, ClearanceRequirement } from './auth.decorators';
+
+/** Runs after AuthenticationGuard on routes marked with @RequiresClearance; records every refusal. */
+@Injectable()
+export class ClearanceGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly audit: AuditService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const requirement = this.reflector.getAllAndOverride<ClearanceRequirement | undefined>(CLEARANCE_REQUIREMENT, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!requirement) {
+      return true;
+    }
+    const request = context.switchToHttp().getRequest<Request>();
+    const officer = request.officer;
+    if (!officer) {
+      // Only reachable if a route were both public and cleared: refuse rather than guess.
+      throw new UnauthenticatedError('A bearer token is required');
+    }
+    if (officer.clearance >= requirement.level) {
+      return true;
+    }
+    await this.audit.record({
+      action: requirement.action,
+      outcome: 'denied',
+      reason: 'CLEARANCE_INSUFFICIENT',
+      actor: officer,
+      assetId: requestedAssetId(request),
+      origin: originOf(request),
+    });
+    throw requirement.deniedError?.() ?? new ForbiddenError(`Clearance level ${requirement.level} or higher is required`);
+  }
+}

@@ -1,0 +1,2 @@
+export { CurrentOfficer, Public, RequiresClearance } from './auth.decorators';
+export type { AuthenticatedOfficer } from './officer';

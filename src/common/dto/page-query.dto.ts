@@ -1,0 +1,42 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsOptional } from 'class-validator';
+import { IsIntInRange } from './validators';
+
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 10;
+/** Keeps the offset a safe integer in every SQL engine. */
+const MAX_PAGE = 1_000_000;
+
+export class PageQueryDto {
+  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'The maximum number of items to return.' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsIntInRange(1, MAX_PAGE_SIZE)
+  limit: number = DEFAULT_PAGE_SIZE;
+
+  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, default: 1, description: 'The page to return, counting from 1; a page past the end is empty.' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsIntInRange(1, MAX_PAGE)
+  page: number = 1;
+
+  get offset(): number {
+    return (this.page - 1) * this.limit;
+  }
+}
+
+export class PageMetaDto {
+  @ApiProperty({ type: 'integer', example: 14, description: 'Every item matching the filter, across all pages.' })
+  total_count!: number;
+
+  @ApiProperty({ type: 'integer', example: 1 })
+  page!: number;
+
+  @ApiProperty({ type: 'integer', example: 10, description: 'The effective page size.' })
+  per_page!: number;
+}
+
+export function pageMeta(query: PageQueryDto, totalCount: number): PageMetaDto {
+  return { total_count: totalCount, page: query.page, per_page: query.limit };
+}

@@ -1,0 +1,23 @@
+import { applyDecorators } from '@nestjs/common';
+import { IsDefined, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+
+/** A required text field that must carry something besides white space. */
+export function IsNonBlankString(maxLength: number): PropertyDecorator {
+  return applyDecorators(
+    IsDefined({ message: '$property is required' }),
+    IsString(),
+    Matches(/\S/, { message: '$property must not be blank' }),
+    MaxLength(maxLength),
+  );
+}
+
+/** An integer within bounds; the type is checked first so "abc" is not reported as out of range. */
+export function IsIntInRange(min: number, max: number): PropertyDecorator {
+  return applyDecorators(IsInt(), Min(min), Max(max));
+}
+
+export const ASSET_ID_PATTERN = /^[A-Z]{3}-[0-9]{4}$/;
+
+export function IsAssetId(): PropertyDecorator {
+  return Matches(ASSET_ID_PATTERN, { message: `$property must match ${ASSET_ID_PATTERN.source}` });
+}

@@ -1,0 +1,47 @@
+import { HttpStatus } from '@nestjs/common';
+
+/**
+ * An error a client is meant to see. The global filter turns it into the
+ * spec's error body; anything that is not an ApiError becomes a 500.
+ */
+export abstract class ApiError extends Error {
+  abstract readonly status: HttpStatus;
+  abstract readonly errorCode: string;
+  readonly headers: Readonly<Record<string, string>> = {};
+}
+
+export class ValidationFailedError extends ApiError {
+  readonly status = HttpStatus.BAD_REQUEST;
+  readonly errorCode = 'VALIDATION_ERROR';
+}
+
+export class UnauthenticatedError extends ApiError {
+  readonly status = HttpStatus.UNAUTHORIZED;
+  readonly errorCode = 'UNAUTHENTICATED';
+  override readonly headers = { 'WWW-Authenticate': 'Bearer' };
+}
+
+export class ForbiddenError extends ApiError {
+  readonly status = HttpStatus.FORBIDDEN;
+  readonly errorCode = 'CLEARANCE_INSUFFICIENT';
+}
+
+export class ResourceNotFoundError extends ApiError {
+  readonly status = HttpStatus.NOT_FOUND;
+  constructor(
+    readonly errorCode: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class PayloadTooLargeError extends ApiError {
+  readonly status = HttpStatus.PAYLOAD_TOO_LARGE;
+  readonly errorCode = 'PAYLOAD_TOO_LARGE';
+}
+
+export class ServiceUnavailableError extends ApiError {
+  readonly status = HttpStatus.SERVICE_UNAVAILABLE;
+  readonly errorCode = 'SERVICE_UNAVAILABLE';
+}

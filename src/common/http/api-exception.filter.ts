@@ -1,0 +1,59 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, NotFoundException } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiError } from '../errors/api-error';
+import type { ErrorResponseDto } from '../dto/error-response.dto';
+
+/** Codes for errors Nest or Express raise themselves (unknown route, bad URI encoding). */
+const CODE_BY_STATUS: Partial<Record<number, string>> = {
+  [HttpStatus.BAD_REQUEST]: 'VALIDATION_ERROR',
+  [HttpStatus.UNAUTHORIZED]: 'UNAUTHENTICATED',
+  [HttpStatus.FORBIDDEN]: 'FORBIDDEN',
+  [HttpStatus.NOT_FOUND]: 'NOT_FOUND',
+  [HttpStatus.METHOD_NOT_ALLOWED]: 'METHOD_NOT_ALLOWED',
+  [HttpStatus.PAYLOAD_TOO_LARGE]: 'PAYLOAD_TOO_LARGE',
+  [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+/** The one place where any failure becomes the spec's error body. */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const { status, body, headers } = this.describe(exception);
+    if (response.headersSent) {
+      return;
+    }
+    response.status(status).set(headers).json(body);
+  }
+
+  private describe(exception: unknown): {
+    status: number;
+    body: ErrorResponseDto;
+    headers: Readonly<Record<string, string>>;
+  } {
+    if (exception instanceof ApiError) {
+      return {
+        status: exception.status,
+        body: { status: 'error', message: exception.message, error_code: exception.errorCode },
+        headers: exception.headers,
+      };
+    }
+    if (exception instanceof HttpException && exception.getStatus() < 500) {
+      const status = exception.getStatus();
+      const message = exception instanceof NotFoundException ? 'Route not found' : exception.message;
+      return {
+        status,
+        body: { status: 'error', message, error_code: CODE_BY_STATUS[status] ?? 'REQUEST_REJECTED' },
+        headers: {},
+      };
+    }
+    this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+    return {
+      status: HttpStatus.INTERNAL_SERVER_ERROR,
+      body: { status: 'error', message: 'Internal server error', error_code: 'INTERNAL_ERROR' },
+      headers: {},
+    };
+  }
+}

@@ -1,0 +1,51 @@
+import { CallHandler, ExecutionContext, HttpException, Injectable, NestInterceptor } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import type { Observable } from 'rxjs';
+import { PayloadTooLargeError, ValidationFailedError } from '../errors/api-error';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** Why the body could not be read; raised only once the caller is authenticated and cleared. */
+    bodyError?: Error;
+  }
+}
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+}
+
+function toApiError(error: BodyParserError): Error {
+  switch (error.type) {
+    case 'entity.too.large':
+      return new PayloadTooLargeError('Request body exceeds the 16 KB limit');
+    case 'entity.parse.failed':
+      return new ValidationFailedError('Request body is not valid JSON');
+    default:
+      return error.status && error.status >= 400 && error.status < 500
+        ? new HttpException('Request body could not be read', error.status)
+        : error;
+  }
+}
+
+/**
+ * Express error middleware right after the body parser. It holds the failure back instead of answering,
+ * so that a bad token or clearance is reported before a bad body, as the contract orders the checks.
+ */
+export function deferBodyErrors(error: BodyParserError, req: Request, _res: Response, next: NextFunction): void {
+  req.body = undefined;
+  req.bodyError = toApiError(error);
+  next();
+}
+
+/** Runs after the guards: raises the body failure held back by deferBodyErrors. */
+@Injectable()
+export class BodyErrorInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const { bodyError } = context.switchToHttp().getRequest<Request>();
+    if (bodyError) {
+      throw bodyError;
+    }
+    return next.handle();
+  }
+}

@@ -1,0 +1,82 @@
+import { resolve } from 'node:path';
+import { plainToInstance, Type } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { describeValidationErrors } from '../common/http/validation.pipe';
+
+export interface SqliteLocation {
+  dialect: 'sqlite';
+  /** A file path, or `:memory:`. */
+  path: string;
+}
+
+export interface AppConfig {
+  port: number;
+  production: boolean;
+  /** Where the embedded database and the generated token secret live by default. */
+  dataDir: string;
+  database: SqliteLocation;
+  jwt: { secret?: string; issuer?: string; audience?: string };
+  seedDemo: boolean;
+}
+
+export class ConfigurationError extends Error {}
+
+class EnvironmentVariables {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  PORT?: number;
+
+  @IsOptional()
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV?: string;
+
+  @IsOptional()
+  @Matches(/^sqlite:.+$/, { message: 'DATABASE_URL must look like sqlite:<path>' })
+  DATABASE_URL?: string;
+
+  @IsOptional()
+  @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters long' })
+  JWT_SECRET?: string;
+
+  @IsOptional()
+  @IsNotEmpty()
+  JWT_ISSUER?: string;
+
+  @IsOptional()
+  @IsNotEmpty()
+  JWT_AUDIENCE?: string;
+
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  SEED_DEMO?: string;
+}
+
+/** Reads and checks the environment once; an empty variable counts as unset. */
+export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const vars = plainToInstance(EnvironmentVariables, present);
+  const errors = validateSync(vars);
+  if (errors.length > 0) {
+    throw new ConfigurationError(`Invalid configuration: ${describeValidationErrors(errors)}`);
+  }
+  const production = vars.NODE_ENV === 'production';
+  if (production && !vars.JWT_SECRET) {
+    throw new ConfigurationError('Invalid configuration: JWT_SECRET is required when NODE_ENV=production');
+  }
+  const dataDir = resolve(cwd, 'data');
+  const sqlitePath = vars.DATABASE_URL?.slice('sqlite:'.length);
+  return {
+    port: vars.PORT ?? 3000,
+    production,
+    dataDir,
+    database: {
+      dialect: 'sqlite',
+      path: sqlitePath === undefined ? resolve(dataDir, 'registry.sqlite') : sqlitePath === ':memory:' ? sqlitePath : resolve(cwd, sqlitePath),
+    },
+    jwt: { secret: vars.JWT_SECRET, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
+    seedDemo: vars.SEED_DEMO !== 'false',
+  };
+}

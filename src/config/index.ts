@@ -1,0 +1,3 @@
+export { APP_CONFIG, ConfigModule } from './config.module';
+export { ConfigurationError, loadAppConfig } from './app-config';
+export type { AppConfig, SqliteLocation } from './app-config';

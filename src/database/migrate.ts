@@ -1,0 +1,23 @@
+import { Kysely, Migration, MigrationProvider, Migrator } from 'kysely';
+import * as initial from './migrations/001-initial';
+
+/** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
+const MIGRATIONS: Record<string, Migration> = {
+  '001-initial': initial,
+};
+
+class InCodeMigrationProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return MIGRATIONS;
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migrator works on any schema
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider: new InCodeMigrationProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error || failed) {
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  }
+}

@@ -1,0 +1,19 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common';
+import { ListVesselsQueryDto, VesselListResponseDto } from './dto/vessel.dto';
+import { FleetService } from './fleet.service';
+
+@ApiTags('fleet')
+@Controller('v1/fleet')
+export class FleetController {
+  constructor(private readonly fleet: FleetService) {}
+
+  @Get('star-destroyers')
+  @ApiOperation({ summary: 'List fleet vessels, ordered by id', description: 'Any valid token. Optionally filtered by sector; paged by limit and page.' })
+  @ApiOkResponse({ type: VesselListResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto })
+  async listStarDestroyers(@Query() query: ListVesselsQueryDto): Promise<VesselListResponseDto> {
+    return { status: 'success', data: await this.fleet.listVessels(query) };
+  }
+}

@@ -1,0 +1,14 @@
+import { Injectable } from '@nestjs/common';
+import { pageMeta } from '../common';
+import type { ListVesselsQueryDto, VesselPageDto } from './dto/vessel.dto';
+import { FleetRepository } from './fleet.repository';
+
+@Injectable()
+export class FleetService {
+  constructor(private readonly fleet: FleetRepository) {}
+
+  async listVessels(query: ListVesselsQueryDto): Promise<VesselPageDto> {
+    const { rows, total } = await this.fleet.findPage(query.sector, query.limit, query.offset);
+    return { vessels: rows, ...pageMeta(query, total) };
+  }
+}

@@ -1,0 +1,2 @@
+export { FleetModule } from './fleet.module';
+export { FleetRepository } from './fleet.repository';

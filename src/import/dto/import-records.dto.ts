@@ -1,0 +1,59 @@
+import { IsIn, IsISO8601, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
+import { IsAssetId, IsIntInRange, IsNonBlankString } from '../../common';
+import { ASSET_STATUSES, type AssetStatus, SECTORS, type Sector } from '../../database';
+
+const isDecommissioned = (asset: ImportAssetDto) => asset.status === 'decommissioned';
+
+export class ImportAssetDto {
+  @IsAssetId()
+  asset_id!: string;
+
+  @IsNonBlankString(100)
+  asset_type!: string;
+
+  @IsNonBlankString(100)
+  former_pilot!: string;
+
+  @IsOptional()
+  @IsIn(ASSET_STATUSES)
+  status?: AssetStatus;
+
+  @ValidateIf(isDecommissioned)
+  @IsNonBlankString(500)
+  decommission_reason?: string;
+
+  @ValidateIf(isDecommissioned)
+  @IsString()
+  @IsISO8601({ strict: true, strictSeparator: true })
+  decommissioned_at?: string;
+
+  @ValidateIf(isDecommissioned)
+  @IsNonBlankString(100)
+  authorized_by?: string;
+}
+
+export class ImportVesselDto {
+  @Matches(/^[A-Z]{1,8}-[0-9]{1,9}$/, { message: 'id must be a letter prefix, a hyphen and a number, e.g. ISD-001' })
+  id!: string;
+
+  @IsNonBlankString(100)
+  name!: string;
+
+  @IsNonBlankString(100)
+  class!: string;
+
+  @Matches(/^[0-9]+(\.[0-9]+)? meters$/, { message: 'length must be a number followed by " meters", e.g. "1600 meters"' })
+  length!: string;
+
+  @IsIntInRange(0, 10_000_000)
+  crew!: number;
+
+  @IsNonBlankString(100)
+  commander!: string;
+
+  @IsIn(SECTORS)
+  sector!: Sector;
+
+  @IsNonBlankString(50)
+  status!: string;
+}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { AssetsRepository } from '../assets';
+import { describeValidationErrors } from '../common';
+import { type NewAsset, TransactionRunner, type VesselRow } from '../database';
+import { FleetRepository } from '../fleet';
+import { ImportAssetDto, ImportVesselDto } from './dto/import-records.dto';
+
+export class ImportRejectedError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Import refused, nothing was written:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+export interface ImportSummary {
+  assets: number;
+  vessels: number;
+}
+
+type RecordClass = new () => object;
+
+/** Checks every record of the list, and that ids are unique within it; returns the problems found. */
+function checkRecords(list: string, records: unknown, recordClass: RecordClass, idField: 'asset_id' | 'id'): string[] {
+  if (records === undefined) {
+    return [];
+  }
+  if (!Array.isArray(records)) {
+    return [`${list}: must be an array`];
+  }
+  const firstIndexById = new Map<unknown, number>();
+  return records.flatMap((record: unknown, index) => {
+    const at = `${list}[${index}]`;
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+      return [`${at}: must be an object`];
+    }
+    const errors = validateSync(plainToInstance(recordClass, record), { whitelist: true, forbidNonWhitelisted: true, stopAtFirstError: true });
+    if (errors.length > 0) {
+      return [`${at}: ${describeValidationErrors(errors)}`];
+    }
+    const id = (record as Record<string, unknown>)[idField];
+    const first = firstIndexById.get(id);
+    if (first !== undefined) {
+      return [`${at}.${idField}: ${String(id)} repeats ${list}[${first}]`];
+    }
+    firstIndexById.set(id, index);
+    return [];
+  });
+}
+
+function toAssetRow(asset: ImportAssetDto): NewAsset {
+  const decommissioned = asset.status === 'decommissioned';
+  return {
+    asset_id: asset.asset_id,
+    asset_type: asset.asset_type,
+    former_pilot: asset.former_pilot,
+    status: asset.status ?? 'active',
+    decommission_reason: decommissioned ? (asset.decommission_reason ?? null) : null,
+    decommissioned_at: decommissioned && asset.decommissioned_at ? new Date(asset.decommissioned_at).toISOString() : null,
+    authorized_by: decommissioned ? (asset.authorized_by ?? null) : null,
+  };
+}
+
+/** Loads `{ assets, vessels }` records: all or nothing, upserting by id. Serves the import command and the demo seed. */
+@Injectable()
+export class RecordImportService {
+  constructor(
+    private readonly assets: AssetsRepository,
+    private readonly fleet: FleetRepository,
+    private readonly transactions: TransactionRunner,
+  ) {}
+
+  async import(file: unknown): Promise<ImportSummary> {
+    if (typeof file !== 'object' || file === null || Array.isArray(file)) {
+      throw new ImportRejectedError(['the file must hold an object { "assets": [...], "vessels": [...] }']);
+    }
+    const { assets, vessels, ...unknown } = file as Record<string, unknown>;
+    const problems = [
+      ...Object.keys(unknown).map((key) => `${key}: unknown list (expected assets and vessels)`),
+      ...checkRecords('assets', assets, ImportAssetDto, 'asset_id'),
+      ...checkRecords('vessels', vessels, ImportVesselDto, 'id'),
+    ];
+    if (problems.length > 0) {
+      throw new ImportRejectedError(problems);
+    }
+    const assetRows = ((assets ?? []) as ImportAssetDto[]).map(toAssetRow);
+    const vesselRows = (vessels ?? []) as VesselRow[];
+    await this.transactions.run(async (trx) => {
+      await this.assets.upsertMany(assetRows, trx);
+      await this.fleet.upsertMany(vesselRows, trx);
+    });
+    return { assets: assetRows.length, vessels: vesselRows.length };
+  }
+
+  async isEmpty(): Promise<boolean> {
+    const [assets, vessels] = await Promise.all([this.assets.count(), this.fleet.count()]);
+    return assets === 0 && vessels === 0;
+  }
+}
