@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 export const ASSET_STATUSES = ['active', 'decommissioned'] as const;
 export type AssetStatus = (typeof ASSET_STATUSES)[number];
@@ -10,11 +10,12 @@ export interface AssetsTable {
   asset_id: string;
   asset_type: string;
   former_pilot: string;
-  status: AssetStatus;
-  decommission_reason: string | null;
+  /** Defaults to `active` on insert. */
+  status: ColumnType<AssetStatus, AssetStatus | undefined, AssetStatus>;
+  decommission_reason: ColumnType<string | null, string | null | undefined, string | null>;
   /** ISO 8601 UTC, e.g. 2026-11-21T10:00:00.000Z */
-  decommissioned_at: string | null;
-  authorized_by: string | null;
+  decommissioned_at: ColumnType<string | null, string | null | undefined, string | null>;
+  authorized_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface VesselsTable {

@@ -1,0 +1,256 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { DECOMMISSION_BODY } from './support/fixtures';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const ACCESS_DENIED = {
+  status: 'error',
+  message: 'Asset not found or clearance insufficient',
+  error_code: 'ASSET_ACCESS_DENIED',
+};
+
+describe('DELETE /v1/assets/:asset_id', () => {
+  let t: TestApp;
+  let admiral: string;
+
+  const eventsFor = (assetId: string) =>
+    t.db.selectFrom('audit_events').selectAll().where('asset_id', '=', assetId).orderBy('id').execute();
+  const assetRow = (assetId: string) =>
+    t.db.selectFrom('assets').selectAll().where('asset_id', '=', assetId).executeTakeFirstOrThrow();
+
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+  beforeEach(async () => {
+    admiral = t.bearer('admiral-7', 7);
+  });
+
+  it('decommissions an active asset with clearance 7: 200 and the spec body', async () => {
+    const before = Date.now();
+    const res = await t.http().delete('/v1/assets/TIE-0001').set('Authorization', admiral).send(DECOMMISSION_BODY).expect(200);
+
+    assert.equal(res.body.status, 'success');
+    assert.match(res.body.message, /TIE-0001 decommissioned successfully/);
+    assert.deepEqual(Object.keys(res.body.data).sort(), [
+      'asset_id',
+      'asset_type',
+      'authorized_by',
+      'decommission_reason',
+      'decommissioned_at',
+      'former_pilot',
+    ]);
+    assert.equal(res.body.data.asset_id, 'TIE-0001');
+    assert.equal(res.body.data.asset_type, 'vehicle');
+    assert.equal(res.body.data.former_pilot, 'TK-421');
+    assert.equal(res.body.data.decommission_reason, DECOMMISSION_BODY.reason);
+    assert.equal(res.body.data.authorized_by, DECOMMISSION_BODY.authorized_by);
+    assert.match(res.body.data.decommissioned_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.ok(Date.parse(res.body.data.decommissioned_at) >= before - 1000);
+  });
+
+  it('keeps the asset in the database as decommissioned, with reason, time and authoriser', async () => {
+    const row = await assetRow('TIE-0001');
+    assert.equal(row.status, 'decommissioned');
+    assert.equal(row.decommission_reason, DECOMMISSION_BODY.reason);
+    assert.equal(row.authorized_by, DECOMMISSION_BODY.authorized_by);
+    assert.ok(row.decommissioned_at);
+  });
+
+  it('records the allowed decommission as one audit event with the actor and request details', async () => {
+    const events = await eventsFor('TIE-0001');
+    assert.equal(events.length, 1);
+    const [event] = events;
+    assert.equal(event.action, 'asset.decommission');
+    assert.equal(event.outcome, 'allowed');
+    assert.equal(event.reason, null);
+    assert.equal(event.actor, 'admiral-7');
+    assert.equal(event.actor_clearance, 7);
+    assert.equal(event.method, 'DELETE');
+    assert.equal(event.path, '/v1/assets/TIE-0001');
+    assert.ok(event.request_id);
+    assert.ok(event.ip);
+  });
+
+  it('refuses a second decommission of the same asset with 404 ASSET_ACCESS_DENIED and records it', async () => {
+    const res = await t.http().delete('/v1/assets/TIE-0001').set('Authorization', admiral).send(DECOMMISSION_BODY).expect(404);
+    assert.deepEqual(res.body, ACCESS_DENIED);
+    const events = await eventsFor('TIE-0001');
+    assert.equal(events.length, 2);
+    assert.equal(events[1].outcome, 'denied');
+    assert.equal(events[1].reason, 'ASSET_NOT_FOUND');
+    assert.equal(events[1].actor, 'admiral-7');
+  });
+
+  it('answers an unknown asset with 404 ASSET_ACCESS_DENIED and records the denial', async () => {
+    const res = await t.http().delete('/v1/assets/XYZ-9999').set('Authorization', admiral).send(DECOMMISSION_BODY).expect(404);
+    assert.deepEqual(res.body, ACCESS_DENIED);
+    const events = await eventsFor('XYZ-9999');
+    assert.deepEqual(
+      events.map((e) => [e.action, e.outcome, e.reason]),
+      [['asset.decommission', 'denied', 'ASSET_NOT_FOUND']],
+    );
+  });
+
+  it('refuses clearance 6 with 403 ASSET_ACCESS_DENIED, the same body as 404, records it and leaves the asset active', async () => {
+    const res = await t
+      .http()
+      .delete('/v1/assets/TIE-0002')
+      .set('Authorization', t.bearer('lieutenant-6', 6))
+      .send(DECOMMISSION_BODY)
+      .expect(403);
+    assert.deepEqual(res.body, ACCESS_DENIED);
+    assert.equal((await assetRow('TIE-0002')).status, 'active');
+    const events = await eventsFor('TIE-0002');
+    assert.equal(events.length, 1);
+    assert.equal(events[0].action, 'asset.decommission');
+    assert.equal(events[0].outcome, 'denied');
+    assert.equal(events[0].reason, 'CLEARANCE_INSUFFICIENT');
+    assert.equal(events[0].actor, 'lieutenant-6');
+    assert.equal(events[0].actor_clearance, 6);
+  });
+
+  it('accepts clearance 10', async () => {
+    await t.http().delete('/v1/assets/FAC-0001').set('Authorization', t.bearer('grand-moff', 10)).send(DECOMMISSION_BODY).expect(200);
+  });
+
+  it('refuses a request without a token with 401 before anything else, and records it under the asset', async () => {
+    const res = await t.http().delete('/v1/assets/EQP-0001').send({ nonsense: true }).expect(401);
+    assert.equal(res.body.error_code, 'UNAUTHENTICATED');
+    assert.equal(res.headers['www-authenticate'], 'Bearer');
+    const events = await eventsFor('EQP-0001');
+    assert.deepEqual(
+      events.map((e) => [e.action, e.outcome, e.reason, e.actor]),
+      [['auth.authenticate', 'denied', 'TOKEN_MISSING', null]],
+    );
+    assert.equal((await assetRow('EQP-0001')).status, 'active');
+  });
+
+  describe('checks run in order: token, clearance, input, asset', () => {
+    it('401 beats 403, 400 and 404', async () => {
+      const res = await t.http().delete('/v1/assets/bad-id').set('Content-Type', 'application/json').send('{not json').expect(401);
+      assert.equal(res.body.error_code, 'UNAUTHENTICATED');
+    });
+
+    it('403 beats 400 (bad id, malformed JSON, oversized body) and 404', async () => {
+      const cadet = t.bearer('cadet', 3);
+      for (const [path, body] of [
+        ['/v1/assets/bad-id', DECOMMISSION_BODY],
+        ['/v1/assets/XYZ-0404', { reason: '' }],
+        ['/v1/assets/XYZ-0404', '{not json'],
+        ['/v1/assets/XYZ-0404', JSON.stringify({ reason: 'x'.repeat(20_000) })],
+      ] as const) {
+        const res = await t
+          .http()
+          .delete(path)
+          .set('Authorization', cadet)
+          .set('Content-Type', 'application/json')
+          .send(body)
+          .expect(403);
+        assert.deepEqual(res.body, ACCESS_DENIED);
+      }
+    });
+
+    it('400 beats 404: invalid input on an unknown asset is a validation error', async () => {
+      const res = await t.http().delete('/v1/assets/XYZ-0404').set('Authorization', admiral).send({ reason: 'x' }).expect(400);
+      assert.equal(res.body.error_code, 'VALIDATION_ERROR');
+    });
+  });
+
+  describe('input', () => {
+    const rejects = async (path: string, body: unknown, ...fields: string[]) => {
+      const res = await t.http().delete(path).set('Authorization', admiral).send(body as object).expect(400);
+      assert.equal(res.body.status, 'error');
+      assert.equal(res.body.error_code, 'VALIDATION_ERROR');
+      for (const field of fields) {
+        assert.match(res.body.message, new RegExp(field), `message names ${field}: ${res.body.message}`);
+      }
+      assert.equal((await assetRow('EQP-0001')).status, 'active');
+    };
+
+    it('refuses an asset id that does not match ^[A-Z]{3}-[0-9]{4}$', async () => {
+      for (const id of ['eqp-0001', 'EQP-001', 'EQPX-0001', 'EQP_0001', 'EQP-00011']) {
+        await rejects(`/v1/assets/${id}`, DECOMMISSION_BODY, 'asset_id');
+      }
+    });
+
+    it('requires reason and authorized_by', async () => {
+      await rejects('/v1/assets/EQP-0001', {}, 'reason', 'authorized_by');
+      await rejects('/v1/assets/EQP-0001', { reason: 'r' }, 'authorized_by');
+      await rejects('/v1/assets/EQP-0001', { authorized_by: 'a' }, 'reason');
+    });
+
+    it('refuses blank, non-string and over-long values', async () => {
+      await rejects('/v1/assets/EQP-0001', { reason: '   ', authorized_by: 'a' }, 'reason');
+      await rejects('/v1/assets/EQP-0001', { reason: '', authorized_by: 'a' }, 'reason');
+      await rejects('/v1/assets/EQP-0001', { reason: 'r', authorized_by: '\t' }, 'authorized_by');
+      await rejects('/v1/assets/EQP-0001', { reason: 42, authorized_by: 'a' }, 'reason');
+      await rejects('/v1/assets/EQP-0001', { reason: 'x'.repeat(501), authorized_by: 'a' }, 'reason');
+      await rejects('/v1/assets/EQP-0001', { reason: 'r', authorized_by: 'x'.repeat(101) }, 'authorized_by');
+    });
+
+    it('refuses unknown body fields', async () => {
+      await rejects('/v1/assets/EQP-0001', { ...DECOMMISSION_BODY, status: 'active' }, 'status');
+    });
+
+    it('refuses malformed JSON with a validation error', async () => {
+      const res = await t
+        .http()
+        .delete('/v1/assets/EQP-0001')
+        .set('Authorization', admiral)
+        .set('Content-Type', 'application/json')
+        .send('{"reason": ')
+        .expect(400);
+      assert.deepEqual(res.body, { status: 'error', message: 'Request body is not valid JSON', error_code: 'VALIDATION_ERROR' });
+    });
+
+    it('accepts the boundary lengths 500 and 100', async () => {
+      await t
+        .http()
+        .delete('/v1/assets/EQP-0001')
+        .set('Authorization', admiral)
+        .send({ reason: 'r'.repeat(500), authorized_by: 'a'.repeat(100) })
+        .expect(200);
+    });
+  });
+
+  it('is served under /api/v1 as well', async () => {
+    await t.http().delete('/api/v1/assets/TIE-0002').set('Authorization', admiral).send(DECOMMISSION_BODY).expect(200);
+    const [event] = await eventsFor('TIE-0002').then((events) => events.filter((e) => e.outcome === 'allowed'));
+    assert.equal(event.path, '/api/v1/assets/TIE-0002');
+  });
+
+  it('commits the decommission and its audit event together: when the event cannot be written, the asset stays active', async () => {
+    const id = 'TXN-0001';
+    await t.db.insertInto('assets').values({ asset_id: id, asset_type: 'vehicle', former_pilot: 'TK-1' }).execute();
+    // Make only the allowed event fail to insert, so the denial path still works.
+    await sql`CREATE TRIGGER reject_allowed BEFORE INSERT ON audit_events WHEN NEW.outcome = 'allowed'
+              BEGIN SELECT RAISE(ABORT, 'audit store refused'); END`.execute(t.db);
+    try {
+      const res = await t.http().delete(`/v1/assets/${id}`).set('Authorization', admiral).send(DECOMMISSION_BODY).expect(500);
+      assert.deepEqual(res.body, { status: 'error', message: 'Internal server error', error_code: 'INTERNAL_ERROR' });
+      assert.equal((await assetRow(id)).status, 'active');
+      assert.equal((await eventsFor(id)).length, 0);
+    } finally {
+      await sql`DROP TRIGGER reject_allowed`.execute(t.db);
+    }
+    await t.http().delete(`/v1/assets/${id}`).set('Authorization', admiral).send(DECOMMISSION_BODY).expect(200);
+    assert.equal((await eventsFor(id)).length, 1);
+  });
+
+  it('decommissions exactly once under concurrent requests and audits every attempt', async () => {
+    const id = 'RUN-0001';
+    await t.db.insertInto('assets').values({ asset_id: id, asset_type: 'vehicle', former_pilot: 'TK-2' }).execute();
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        t.http().delete(`/v1/assets/${id}`).set('Authorization', admiral).send(DECOMMISSION_BODY).then((res) => res.status),
+      ),
+    );
+    assert.equal(statuses.filter((status) => status === 200).length, 1);
+    assert.equal(statuses.filter((status) => status === 404).length, 19);
+    const events = await eventsFor(id);
+    assert.equal(events.length, 20);
+    assert.equal(events.filter((e) => e.outcome === 'allowed').length, 1);
+  });
+});
