@@ -36,7 +36,7 @@ function checkRecords(list: string, records: unknown, recordClass: RecordClass, 
     }
     const errors = validateSync(plainToInstance(recordClass, record), { whitelist: true, forbidNonWhitelisted: true, stopAtFirstError: true });
     if (errors.length > 0) {
-      return [`${at}: ${describeValidationErrors(errors)}`];
+      return [describeValidationErrors(errors, at)];
     }
     const id = (record as Record<string, unknown>)[idField];
     const first = firstIndexById.get(id);

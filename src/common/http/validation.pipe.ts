@@ -16,8 +16,8 @@ function describe(errors: ValidationError[], parentPath = ''): string[] {
 }
 
 /** Messages name every field at fault, e.g. "reason should not be empty; limit must not be greater than 100". */
-export function describeValidationErrors(errors: ValidationError[]): string {
-  return describe(errors).join('; ');
+export function describeValidationErrors(errors: ValidationError[], parentPath = ''): string {
+  return describe(errors, parentPath).join('; ');
 }
 
 export function createValidationPipe(): ValidationPipe {

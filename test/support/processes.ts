@@ -1,0 +1,79 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/** The compiled entry points sit beside the compiled tests. */
+export const SCRIPTS = {
+  server: join(__dirname, '..', '..', 'src', 'main.js'),
+  token: join(__dirname, '..', '..', 'src', 'cli', 'token.js'),
+  import: join(__dirname, '..', '..', 'src', 'cli', 'import.js'),
+};
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A clean environment: nothing from the developer's shell leaks into what is being tested. */
+function environment(env: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, NODE_ENV: 'test', ...env };
+}
+
+export function runScript(script: string, args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<RunResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [script, ...args], { cwd: options.cwd, env: environment(options.env ?? {}), timeout: 30_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+export interface RunningServer {
+  url: string;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+/** Starts the compiled server as a real process and waits until it answers. */
+export async function startServer(options: { cwd: string; env?: Record<string, string> }): Promise<RunningServer> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [SCRIPTS.server], {
+    cwd: options.cwd,
+    env: environment({ PORT: String(port), ...options.env }),
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  };
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (child.exitCode !== null) {
+      throw new Error(`server exited with ${child.exitCode}:\n${output}`);
+    }
+    try {
+      if ((await fetch(`${url}/health/live`)).ok) {
+        return { url, output: () => output, stop };
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await stop();
+  throw new Error(`server did not answer within 10 s:\n${output}`);
+}
