@@ -1,6 +1,6 @@
 import { HttpStatus, Injectable } from '@nestjs/common';
 import { AUDIT_ACTIONS, AuditActor, AuditService, RequestOrigin } from '../audit';
-import { pageMeta, ResourceNotFoundError } from '../common';
+import { pageMeta, pageOffset, ResourceNotFoundError } from '../common';
 import { type AssetRow, TransactionRunner } from '../database';
 import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsRepository } from './assets.repository';
@@ -70,7 +70,7 @@ export class AssetsService {
   }
 
   async list(query: ListAssetsQueryDto): Promise<AssetPageDto> {
-    const { rows, total } = await this.assets.findPage(query.status, query.limit, query.offset);
+    const { rows, total } = await this.assets.findPage(query.status, query.limit, pageOffset(query));
     return { assets: rows.map(toAssetDto), ...pageMeta(query, total) };
   }
 }

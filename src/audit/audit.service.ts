@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { pageMeta } from '../common';
+import { pageMeta, pageOffset } from '../common';
 import type { DB } from '../database';
 import type { AuditEntry } from './audit-entry';
 import { AuditRepository } from './audit.repository';
@@ -41,7 +41,7 @@ export class AuditService {
     const { rows, total } = await this.repository.findPage(
       { outcome: query.outcome, assetId: query.asset_id },
       query.limit,
-      query.offset,
+      pageOffset(query),
     );
     return { events: rows, ...pageMeta(query, total) };
   }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { plainToInstance, Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
-import { describeValidationErrors } from '../common/http/validation.pipe';
+import { plainToInstance } from 'class-transformer';
+import { IsIn, IsNotEmpty, IsOptional, Matches, MinLength, validateSync } from 'class-validator';
+import { describeValidationErrors, IsIntInRange, ToInteger } from '../common';
 
 export interface SqliteLocation {
   dialect: 'sqlite';
@@ -23,10 +23,8 @@ export class ConfigurationError extends Error {}
 
 class EnvironmentVariables {
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(65535)
+  @ToInteger()
+  @IsIntInRange(1, 65535)
   PORT?: number;
 
   @IsOptional()

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { pageMeta } from '../common';
+import { pageMeta, pageOffset } from '../common';
 import type { ListVesselsQueryDto, VesselPageDto } from './dto/vessel.dto';
 import { FleetRepository } from './fleet.repository';
 
@@ -8,7 +8,7 @@ export class FleetService {
   constructor(private readonly fleet: FleetRepository) {}
 
   async listVessels(query: ListVesselsQueryDto): Promise<VesselPageDto> {
-    const { rows, total } = await this.fleet.findPage(query.sector, query.limit, query.offset);
+    const { rows, total } = await this.fleet.findPage(query.sector, query.limit, pageOffset(query));
     return { vessels: rows, ...pageMeta(query, total) };
   }
 }

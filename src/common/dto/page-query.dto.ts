@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsOptional } from 'class-validator';
-import { IsIntInRange } from './validators';
+import { IsIntInRange, ToInteger } from './validators';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 10;
@@ -11,19 +10,15 @@ const MAX_PAGE = 1_000_000;
 export class PageQueryDto {
   @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'The maximum number of items to return.' })
   @IsOptional()
-  @Type(() => Number)
+  @ToInteger()
   @IsIntInRange(1, MAX_PAGE_SIZE)
   limit: number = DEFAULT_PAGE_SIZE;
 
   @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, default: 1, description: 'The page to return, counting from 1; a page past the end is empty.' })
   @IsOptional()
-  @Type(() => Number)
+  @ToInteger()
   @IsIntInRange(1, MAX_PAGE)
   page: number = 1;
-
-  get offset(): number {
-    return (this.page - 1) * this.limit;
-  }
 }
 
 export class PageMetaDto {
@@ -35,6 +30,11 @@ export class PageMetaDto {
 
   @ApiProperty({ type: 'integer', example: 10, description: 'The effective page size.' })
   per_page!: number;
+}
+
+/** How many items the requested page skips. */
+export function pageOffset(query: PageQueryDto): number {
+  return (query.page - 1) * query.limit;
 }
 
 export function pageMeta(query: PageQueryDto, totalCount: number): PageMetaDto {

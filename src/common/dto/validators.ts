@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
 import { IsDefined, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
 /** A required text field that must carry something besides white space. */
@@ -9,6 +10,14 @@ export function IsNonBlankString(maxLength: number): PropertyDecorator {
     Matches(/\S/, { message: '$property must not be blank' }),
     MaxLength(maxLength),
   );
+}
+
+/**
+ * Turns a query-string integer such as "10" into a number; anything else ("1e1", "0x10", " 1") is left
+ * as it came, for the integer check to refuse.
+ */
+export function ToInteger(): PropertyDecorator {
+  return Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^-?[0-9]+$/.test(value) ? Number(value) : value));
 }
 
 /** An integer within bounds; the type is checked first so "abc" is not reported as out of range. */

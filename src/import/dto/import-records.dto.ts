@@ -1,6 +1,18 @@
+import { applyDecorators } from '@nestjs/common';
 import { IsIn, IsISO8601, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
 import { IsAssetId, IsIntInRange, IsNonBlankString } from '../../common';
 import { ASSET_STATUSES, type AssetStatus, SECTORS, type Sector } from '../../database';
+
+/** A calendar date-time with its offset, e.g. 2026-03-01T12:00:00Z: never read in the importer's own time zone. */
+const TIMESTAMP_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+function IsUtcTimestamp(): PropertyDecorator {
+  return applyDecorators(
+    IsString(),
+    Matches(TIMESTAMP_WITH_OFFSET, { message: '$property must be an ISO 8601 date-time with Z or an offset, e.g. 2026-03-01T12:00:00Z' }),
+    IsISO8601({ strict: true }, { message: '$property must be a real date and time' }),
+  );
+}
 
 const isDecommissioned = (asset: ImportAssetDto) => asset.status === 'decommissioned';
 
@@ -23,8 +35,7 @@ export class ImportAssetDto {
   decommission_reason?: string;
 
   @ValidateIf(isDecommissioned)
-  @IsString()
-  @IsISO8601({ strict: true, strictSeparator: true })
+  @IsUtcTimestamp()
   decommissioned_at?: string;
 
   @ValidateIf(isDecommissioned)

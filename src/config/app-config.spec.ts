@@ -1,0 +1,158 @@
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { type AppConfig, ConfigurationError, loadAppConfig } from './app-config';
+
+const CWD = resolve('/srv/fleet-registry');
+const SECRET = 's'.repeat(32);
+
+const load = (env: NodeJS.ProcessEnv) => loadAppConfig(env, CWD);
+
+/** Asserts a ConfigurationError whose message names every given variable. */
+function refuses(env: NodeJS.ProcessEnv, ...variables: string[]) {
+  assert.throws(
+    () => load(env),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigurationError, `expected ConfigurationError, got ${String(error)}`);
+      assert.match(error.message, /^Invalid configuration: /);
+      for (const variable of variables) {
+        assert.ok(error.message.includes(variable), `the message names ${variable}: ${error.message}`);
+      }
+      return true;
+    },
+  );
+}
+
+describe('loadAppConfig', () => {
+  it('falls back to port 3000, data/registry.sqlite under the working directory and the demo seed', () => {
+    const expected: AppConfig = {
+      port: 3000,
+      production: false,
+      dataDir: resolve(CWD, 'data'),
+      database: { dialect: 'sqlite', path: resolve(CWD, 'data', 'registry.sqlite') },
+      jwt: { secret: undefined, issuer: undefined, audience: undefined },
+      seedDemo: true,
+    };
+
+    assert.deepEqual(load({}), expected);
+  });
+
+  it('ignores unrelated environment variables', () => {
+    assert.deepEqual(load({ HOME: '/root', PATH: '/usr/bin', PORT_FORWARD: 'abc' }), load({}));
+  });
+
+  describe('PORT', () => {
+    it('reads a port as a number', () => {
+      assert.equal(load({ PORT: '8080' }).port, 8080);
+    });
+
+    it('accepts the bounds 1 and 65535', () => {
+      assert.equal(load({ PORT: '1' }).port, 1);
+      assert.equal(load({ PORT: '65535' }).port, 65535);
+    });
+
+    for (const port of ['abc', '0', '70000', '65536', '-1', '80.5']) {
+      it(`refuses PORT=${port} with a ConfigurationError naming PORT`, () => {
+        refuses({ PORT: port }, 'PORT');
+      });
+    }
+  });
+
+  describe('DATABASE_URL', () => {
+    for (const url of ['postgres://x', 'sqlite:', 'registry.sqlite']) {
+      it(`refuses DATABASE_URL=${url} with a ConfigurationError naming DATABASE_URL`, () => {
+        refuses({ DATABASE_URL: url }, 'DATABASE_URL');
+      });
+    }
+
+    it('resolves a relative sqlite path against the working directory', () => {
+      assert.deepEqual(load({ DATABASE_URL: 'sqlite:relative.db' }).database, { dialect: 'sqlite', path: resolve(CWD, 'relative.db') });
+    });
+
+    it('keeps an absolute sqlite path', () => {
+      assert.equal(load({ DATABASE_URL: 'sqlite:/var/lib/registry.db' }).database.path, resolve('/var/lib/registry.db'));
+    });
+
+    it('keeps sqlite::memory: as the in-memory database', () => {
+      assert.deepEqual(load({ DATABASE_URL: 'sqlite::memory:' }).database, { dialect: 'sqlite', path: ':memory:' });
+    });
+
+    it('keeps the data directory under the working directory whatever the database path', () => {
+      assert.equal(load({ DATABASE_URL: 'sqlite::memory:' }).dataDir, resolve(CWD, 'data'));
+    });
+  });
+
+  describe('JWT', () => {
+    it('refuses a JWT_SECRET shorter than 32 characters', () => {
+      refuses({ JWT_SECRET: 's'.repeat(31) }, 'JWT_SECRET', '32');
+    });
+
+    it('accepts a JWT_SECRET of 32 characters', () => {
+      assert.equal(load({ JWT_SECRET: SECRET }).jwt.secret, SECRET);
+    });
+
+    it('passes JWT_ISSUER and JWT_AUDIENCE through', () => {
+      assert.deepEqual(load({ JWT_ISSUER: 'command', JWT_AUDIENCE: 'registry' }).jwt, {
+        secret: undefined,
+        issuer: 'command',
+        audience: 'registry',
+      });
+    });
+  });
+
+  describe('NODE_ENV', () => {
+    it('refuses NODE_ENV=production without a JWT_SECRET', () => {
+      refuses({ NODE_ENV: 'production' }, 'JWT_SECRET', 'NODE_ENV=production');
+    });
+
+    it('runs in production with a JWT_SECRET', () => {
+      const config = load({ NODE_ENV: 'production', JWT_SECRET: SECRET });
+
+      assert.equal(config.production, true);
+      assert.equal(config.jwt.secret, SECRET);
+    });
+
+    for (const env of ['development', 'test']) {
+      it(`is not production with NODE_ENV=${env}`, () => {
+        assert.equal(load({ NODE_ENV: env }).production, false);
+      });
+    }
+
+    it('refuses an unknown NODE_ENV', () => {
+      refuses({ NODE_ENV: 'staging' }, 'NODE_ENV');
+    });
+  });
+
+  describe('SEED_DEMO', () => {
+    it('turns the demo seed off with SEED_DEMO=false', () => {
+      assert.equal(load({ SEED_DEMO: 'false' }).seedDemo, false);
+    });
+
+    it('keeps the demo seed on with SEED_DEMO=true', () => {
+      assert.equal(load({ SEED_DEMO: 'true' }).seedDemo, true);
+    });
+
+    for (const value of ['maybe', '0', 'FALSE']) {
+      it(`refuses SEED_DEMO=${value}`, () => {
+        refuses({ SEED_DEMO: value }, 'SEED_DEMO');
+      });
+    }
+  });
+
+  describe('empty variables', () => {
+    it('counts empty strings as unset', () => {
+      const empty = { PORT: '', NODE_ENV: '', DATABASE_URL: '', JWT_SECRET: '', JWT_ISSUER: '', JWT_AUDIENCE: '', SEED_DEMO: '' };
+
+      assert.deepEqual(load(empty), load({}));
+    });
+
+    it('counts an empty JWT_SECRET as missing in production', () => {
+      refuses({ NODE_ENV: 'production', JWT_SECRET: '' }, 'JWT_SECRET');
+    });
+  });
+
+  it('names every bad variable in one message', () => {
+    refuses({ PORT: 'abc', DATABASE_URL: 'postgres://x', SEED_DEMO: 'maybe' }, 'PORT', 'DATABASE_URL', 'SEED_DEMO');
+  });
+});

@@ -1,0 +1,117 @@
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { plainToInstance } from 'class-transformer';
+import { Kysely } from 'kysely';
+import { createDatabase, type DB, migrateToLatest, SECTORS, type VesselRow } from '../database';
+import { ListVesselsQueryDto } from './dto/vessel.dto';
+import { FleetRepository } from './fleet.repository';
+import { FleetService } from './fleet.service';
+
+/** Vessels per sector: Outer Rim has more than one default page. */
+const PER_SECTOR = { 'Outer Rim': 13, 'Mid Rim': 4, 'Inner Rim': 2, 'Core Worlds': 1 } as const;
+const TOTAL = 20;
+
+// Ids interleave the sectors, so ordering by id shows in a filtered list too.
+const VESSELS: VesselRow[] = SECTORS.flatMap((sector, sectorIndex) =>
+  Array.from({ length: PER_SECTOR[sector] }, (_, index) => ({
+    id: `SD-${String(index * 10 + sectorIndex).padStart(3, '0')}`,
+    name: `${sector} Vessel ${index + 1}`,
+    class: 'Imperial II-class',
+    length: '1600 meters',
+    crew: 37000 + index,
+    commander: `Captain ${index + 1}`,
+    sector,
+    status: 'operational',
+  })),
+);
+const SORTED_IDS = VESSELS.map((vessel) => vessel.id).sort();
+
+const listQuery = (query: Record<string, unknown> = {}) => plainToInstance(ListVesselsQueryDto, query);
+const ids = (page: { vessels: { id: string }[] }) => page.vessels.map((vessel) => vessel.id);
+
+describe('FleetService', () => {
+  let db: Kysely<DB>;
+  let sut: FleetService;
+
+  before(async () => {
+    db = createDatabase({ dialect: 'sqlite', path: ':memory:' });
+    await migrateToLatest(db);
+    // Inserted in reverse so that the order of the result cannot come from the insertion order.
+    await db.insertInto('vessels').values([...VESSELS].reverse()).execute();
+    sut = new FleetService(new FleetRepository(db));
+  });
+  after(() => db.destroy());
+
+  describe('listVessels', () => {
+    it('returns the first 10 vessels ordered by id by default, with the total count', async () => {
+      const page = await sut.listVessels(listQuery());
+
+      assert.deepEqual(ids(page), SORTED_IDS.slice(0, 10));
+      assert.equal(page.total_count, TOTAL);
+      assert.equal(page.page, 1);
+      assert.equal(page.per_page, 10);
+    });
+
+    it('returns whole vessel records', async () => {
+      const page = await sut.listVessels(listQuery({ limit: '1' }));
+
+      assert.deepEqual(page.vessels, [
+        {
+          id: 'SD-000',
+          name: 'Outer Rim Vessel 1',
+          class: 'Imperial II-class',
+          length: '1600 meters',
+          crew: 37000,
+          commander: 'Captain 1',
+          sector: 'Outer Rim',
+          status: 'operational',
+        },
+      ]);
+    });
+
+    it('pages by limit and page', async () => {
+      const page = await sut.listVessels(listQuery({ limit: '7', page: '2' }));
+
+      assert.deepEqual(ids(page), SORTED_IDS.slice(7, 14));
+      assert.deepEqual([page.total_count, page.page, page.per_page], [TOTAL, 2, 7]);
+    });
+
+    it('returns the whole fleet in one page of 100', async () => {
+      const page = await sut.listVessels(listQuery({ limit: 100 }));
+
+      assert.deepEqual(ids(page), SORTED_IDS);
+    });
+
+    it('returns a short last page', async () => {
+      const page = await sut.listVessels(listQuery({ limit: 8, page: 3 }));
+
+      assert.deepEqual(ids(page), SORTED_IDS.slice(16));
+    });
+
+    it('returns an empty page past the end, still with the total count', async () => {
+      const page = await sut.listVessels(listQuery({ page: '3' }));
+
+      assert.deepEqual(page, { vessels: [], total_count: TOTAL, page: 3, per_page: 10 });
+    });
+
+    for (const sector of SECTORS) {
+      it(`filters by sector ${sector}, ordered by id, counting only that sector`, async () => {
+        const page = await sut.listVessels(listQuery({ sector, limit: 100 }));
+
+        const expected = VESSELS.filter((vessel) => vessel.sector === sector)
+          .map((vessel) => vessel.id)
+          .sort();
+        assert.deepEqual(ids(page), expected);
+        assert.equal(page.total_count, PER_SECTOR[sector]);
+      });
+    }
+
+    it('pages within a sector', async () => {
+      const page = await sut.listVessels(listQuery({ sector: 'Outer Rim', page: 2 }));
+
+      assert.deepEqual(ids(page), ['SD-100', 'SD-110', 'SD-120']);
+      assert.deepEqual([page.total_count, page.page, page.per_page], [13, 2, 10]);
+    });
+  });
+});

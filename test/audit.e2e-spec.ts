@@ -1,0 +1,420 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DECOMMISSION_BODY } from './support/fixtures';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const EVENTS = '/v1/audit/events';
+const EVENT_KEYS = [
+  'action',
+  'actor',
+  'actor_clearance',
+  'asset_id',
+  'id',
+  'ip',
+  'method',
+  'occurred_at',
+  'outcome',
+  'path',
+  'reason',
+  'request_id',
+].sort();
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+interface ListedEvent {
+  id: number;
+  occurred_at: string;
+  action: string;
+  outcome: string;
+  reason: string | null;
+  actor: string | null;
+  actor_clearance: number | null;
+  asset_id: string | null;
+  request_id: string;
+  ip: string | null;
+  method: string;
+  path: string;
+}
+
+describe('GET /v1/audit/events', () => {
+  let t: TestApp;
+  let admiral: string;
+
+  const list = (query = '', authorization = admiral) => t.http().get(`${EVENTS}${query}`).set('Authorization', authorization);
+  const listOk = async (query = '') => {
+    const res = await list(query).expect(200);
+    assert.equal(res.body.status, 'success');
+    assert.deepEqual(Object.keys(res.body).sort(), ['data', 'status']);
+    assert.deepEqual(Object.keys(res.body.data).sort(), ['events', 'page', 'per_page', 'total_count']);
+    return res.body.data as { events: ListedEvent[]; total_count: number; page: number; per_page: number };
+  };
+  const clearEvents = () => t.db.deleteFrom('audit_events').execute();
+  const lastEvent = () => t.db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
+  const eventCount = () =>
+    t.db
+      .selectFrom('audit_events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+      .then(({ n }) => Number(n));
+
+  before(async () => {
+    t = await startTestApp();
+    admiral = t.bearer('admiral-7', 7);
+  });
+  after(() => t.close());
+
+  describe('clearance', () => {
+    it('refuses clearance 6 with 403 CLEARANCE_INSUFFICIENT and records the refusal as audit.read', async () => {
+      const countBefore = await eventCount();
+      const res = await list('', t.bearer('lieutenant-6', 6)).expect(403);
+      assert.deepEqual(Object.keys(res.body).sort(), ['error_code', 'message', 'status']);
+      assert.equal(res.body.status, 'error');
+      assert.equal(res.body.error_code, 'CLEARANCE_INSUFFICIENT');
+      assert.equal(typeof res.body.message, 'string');
+      assert.ok(res.body.message.length > 0);
+
+      assert.equal(await eventCount(), countBefore + 1);
+      const event = await lastEvent();
+      assert.equal(event.action, 'audit.read');
+      assert.equal(event.outcome, 'denied');
+      assert.equal(event.reason, 'CLEARANCE_INSUFFICIENT');
+      assert.equal(event.actor, 'lieutenant-6');
+      assert.equal(event.actor_clearance, 6);
+      assert.equal(event.asset_id, null);
+      assert.equal(event.method, 'GET');
+      assert.equal(event.path, EVENTS);
+      assert.equal(event.request_id, res.headers['x-request-id']);
+      assert.ok(event.ip);
+    });
+
+    it('refuses clearance 0 the same way', async () => {
+      const res = await list('', t.bearer('cadet-0', 0)).expect(403);
+      assert.equal(res.body.error_code, 'CLEARANCE_INSUFFICIENT');
+      const event = await lastEvent();
+      assert.deepEqual(
+        [event.action, event.reason, event.actor, event.actor_clearance],
+        ['audit.read', 'CLEARANCE_INSUFFICIENT', 'cadet-0', 0],
+      );
+    });
+
+    it('lets clearance 7 and 10 read', async () => {
+      await list().expect(200);
+      await list('', t.bearer('grand-moff', 10)).expect(200);
+    });
+
+    it('checks clearance before the query: clearance 6 with an invalid query still gets 403', async () => {
+      const res = await list('?limit=0&bogus=1', t.bearer('lieutenant-6', 6)).expect(403);
+      assert.equal(res.body.error_code, 'CLEARANCE_INSUFFICIENT');
+    });
+
+    it('refuses a request without a token with 401, recorded as auth.authenticate rather than audit.read', async () => {
+      const res = await t.http().get(EVENTS).expect(401);
+      assert.equal(res.body.error_code, 'UNAUTHENTICATED');
+      const event = await lastEvent();
+      assert.deepEqual([event.action, event.reason, event.actor], ['auth.authenticate', 'TOKEN_MISSING', null]);
+    });
+
+    it('is served under /api/v1 as well', async () => {
+      const res = await t.http().get(`/api${EVENTS}`).set('Authorization', admiral).expect(200);
+      assert.equal(res.body.status, 'success');
+    });
+  });
+
+  describe('events produced by real requests', () => {
+    const requestIds: Record<string, string> = {};
+
+    before(async () => {
+      await clearEvents();
+      const allowed = await t
+        .http()
+        .delete('/v1/assets/TIE-0001')
+        .set('Authorization', admiral)
+        .set('X-Request-Id', 'caller-chosen-id-1')
+        .send(DECOMMISSION_BODY)
+        .expect(200);
+      requestIds.allowed = allowed.headers['x-request-id'];
+      const cadet = await t
+        .http()
+        .delete('/v1/assets/TIE-0002')
+        .set('Authorization', t.bearer('cadet-3', 3))
+        .send(DECOMMISSION_BODY)
+        .expect(403);
+      requestIds.cadet = cadet.headers['x-request-id'];
+      const unknown = await t.http().delete('/v1/assets/XYZ-9999').set('Authorization', admiral).send(DECOMMISSION_BODY).expect(404);
+      requestIds.unknown = unknown.headers['x-request-id'];
+      const anonymous = await t.http().get('/v1/fleet/star-destroyers').expect(401);
+      requestIds.anonymous = anonymous.headers['x-request-id'];
+      const anonymousAsset = await t.http().get('/api/v1/assets/EQP-0001').expect(401);
+      requestIds.anonymousAsset = anonymousAsset.headers['x-request-id'];
+    });
+
+    const expected = () => [
+      {
+        action: 'auth.authenticate',
+        outcome: 'denied',
+        reason: 'TOKEN_MISSING',
+        actor: null,
+        actor_clearance: null,
+        asset_id: 'EQP-0001',
+        request_id: requestIds.anonymousAsset,
+        method: 'GET',
+        path: '/api/v1/assets/EQP-0001',
+      },
+      {
+        action: 'auth.authenticate',
+        outcome: 'denied',
+        reason: 'TOKEN_MISSING',
+        actor: null,
+        actor_clearance: null,
+        asset_id: null,
+        request_id: requestIds.anonymous,
+        method: 'GET',
+        path: '/v1/fleet/star-destroyers',
+      },
+      {
+        action: 'asset.decommission',
+        outcome: 'denied',
+        reason: 'ASSET_NOT_FOUND',
+        actor: 'admiral-7',
+        actor_clearance: 7,
+        asset_id: 'XYZ-9999',
+        request_id: requestIds.unknown,
+        method: 'DELETE',
+        path: '/v1/assets/XYZ-9999',
+      },
+      {
+        action: 'asset.decommission',
+        outcome: 'denied',
+        reason: 'CLEARANCE_INSUFFICIENT',
+        actor: 'cadet-3',
+        actor_clearance: 3,
+        asset_id: 'TIE-0002',
+        request_id: requestIds.cadet,
+        method: 'DELETE',
+        path: '/v1/assets/TIE-0002',
+      },
+      {
+        action: 'asset.decommission',
+        outcome: 'allowed',
+        reason: null,
+        actor: 'admiral-7',
+        actor_clearance: 7,
+        asset_id: 'TIE-0001',
+        request_id: 'caller-chosen-id-1',
+        method: 'DELETE',
+        path: '/v1/assets/TIE-0001',
+      },
+    ];
+    const withoutIdTimeAndIp = (events: ListedEvent[]) =>
+      events.map((event) => {
+        const rest: Partial<ListedEvent> = { ...event };
+        delete rest.id;
+        delete rest.occurred_at;
+        delete rest.ip;
+        return rest;
+      });
+
+    it('lists exactly those events, newest first, with the recorded fields', async () => {
+      const data = await listOk();
+      assert.equal(data.total_count, 5);
+      assert.equal(data.page, 1);
+      assert.equal(data.per_page, 10);
+      assert.deepEqual(withoutIdTimeAndIp(data.events), expected());
+      for (const event of data.events) {
+        assert.equal(typeof event.ip, 'string');
+        assert.ok(event.ip);
+        assert.match(event.occurred_at, ISO_TIME);
+      }
+    });
+
+    it('gives every event exactly the documented keys', async () => {
+      const { events } = await listOk();
+      assert.ok(events.length > 0);
+      for (const event of events) {
+        assert.deepEqual(Object.keys(event).sort(), EVENT_KEYS);
+        assert.ok(Number.isInteger(event.id));
+      }
+    });
+
+    it('orders by id descending with occurred_at never increasing', async () => {
+      const { events } = await listOk();
+      for (let i = 1; i < events.length; i++) {
+        assert.ok(events[i - 1].id > events[i].id, 'ids descend');
+        assert.ok(events[i - 1].occurred_at >= events[i].occurred_at, 'occurred_at does not increase');
+      }
+    });
+
+    it('echoes a caller-supplied X-Request-Id in the response and in request_id', async () => {
+      assert.equal(requestIds.allowed, 'caller-chosen-id-1');
+      const { events } = await listOk('?outcome=allowed');
+      assert.equal(events[0].request_id, 'caller-chosen-id-1');
+    });
+
+    it('returns the rows as stored in the database', async () => {
+      const { events } = await listOk();
+      const rows = await t.db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').execute();
+      assert.deepEqual(events, rows);
+    });
+
+    it('does not record successful reads of the audit log', async () => {
+      const countBefore = await eventCount();
+      await listOk();
+      assert.equal(await eventCount(), countBefore);
+    });
+
+    describe('filters', () => {
+      const filtered = async (query: string) => {
+        const data = await listOk(query);
+        return { total: data.total_count, events: withoutIdTimeAndIp(data.events) };
+      };
+
+      it('filters by outcome=allowed', async () => {
+        const { total, events } = await filtered('?outcome=allowed');
+        assert.equal(total, 1);
+        assert.deepEqual(events, expected().filter((e) => e.outcome === 'allowed'));
+      });
+
+      it('filters by outcome=denied', async () => {
+        const { total, events } = await filtered('?outcome=denied');
+        assert.equal(total, 4);
+        assert.deepEqual(events, expected().filter((e) => e.outcome === 'denied'));
+      });
+
+      it('filters by asset_id', async () => {
+        for (const assetId of ['TIE-0001', 'TIE-0002', 'XYZ-9999', 'EQP-0001']) {
+          const { total, events } = await filtered(`?asset_id=${assetId}`);
+          assert.equal(total, 1);
+          assert.deepEqual(events, expected().filter((e) => e.asset_id === assetId));
+        }
+        const none = await filtered('?asset_id=FAC-0001');
+        assert.deepEqual(none, { total: 0, events: [] });
+      });
+
+      it('combines outcome and asset_id', async () => {
+        const denied = await filtered('?outcome=denied&asset_id=TIE-0002');
+        assert.equal(denied.total, 1);
+        assert.deepEqual(denied.events, expected().filter((e) => e.asset_id === 'TIE-0002'));
+        assert.deepEqual(await filtered('?outcome=allowed&asset_id=TIE-0002'), { total: 0, events: [] });
+        assert.deepEqual(await filtered('?outcome=denied&asset_id=TIE-0001'), { total: 0, events: [] });
+        const allowed = await filtered('?asset_id=TIE-0001&outcome=allowed');
+        assert.equal(allowed.total, 1);
+        assert.equal(allowed.events[0].request_id, 'caller-chosen-id-1');
+      });
+
+      it('combines a filter with paging: total_count counts every match, not the page', async () => {
+        const data = await listOk('?outcome=denied&limit=3');
+        assert.equal(data.total_count, 4);
+        assert.equal(data.per_page, 3);
+        assert.deepEqual(withoutIdTimeAndIp(data.events), expected().filter((e) => e.outcome === 'denied').slice(0, 3));
+        const second = await listOk('?outcome=denied&limit=3&page=2');
+        assert.equal(second.total_count, 4);
+        assert.equal(second.page, 2);
+        assert.deepEqual(withoutIdTimeAndIp(second.events), expected().filter((e) => e.outcome === 'denied').slice(3));
+      });
+    });
+  });
+
+  describe('paging', () => {
+    const TOTAL = 23;
+    const FILTERED = 8; // i % 3 === 0 for i in 0..22
+    const ids = (events: ListedEvent[]) => events.map((e) => e.request_id);
+    const seq = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, i) => `seq-${from - i}`);
+
+    before(async () => {
+      await clearEvents();
+      for (let i = 0; i < TOTAL; i++) {
+        if (i % 3 === 0) {
+          await t
+            .http()
+            .delete('/v1/assets/XYZ-9999')
+            .set('Authorization', admiral)
+            .set('X-Request-Id', `seq-${i}`)
+            .send(DECOMMISSION_BODY)
+            .expect(404);
+        } else {
+          await t.http().get('/v1/fleet/star-destroyers').set('X-Request-Id', `seq-${i}`).expect(401);
+        }
+      }
+    });
+
+    it('returns the first 10 events by default, page 1, per_page 10, with the total count', async () => {
+      const data = await listOk();
+      assert.deepEqual({ ...data, events: ids(data.events) }, { events: seq(22, 13), total_count: TOTAL, page: 1, per_page: 10 });
+    });
+
+    it('walks the pages newest first', async () => {
+      const second = await listOk('?page=2');
+      assert.deepEqual({ ...second, events: ids(second.events) }, { events: seq(12, 3), total_count: TOTAL, page: 2, per_page: 10 });
+      const third = await listOk('?page=3');
+      assert.deepEqual({ ...third, events: ids(third.events) }, { events: seq(2, 0), total_count: TOTAL, page: 3, per_page: 10 });
+    });
+
+    it('answers a page past the end with an empty list and the right total_count', async () => {
+      assert.deepEqual(await listOk('?page=4'), { events: [], total_count: TOTAL, page: 4, per_page: 10 });
+      assert.deepEqual(await listOk('?page=1000&limit=100'), { events: [], total_count: TOTAL, page: 1000, per_page: 100 });
+    });
+
+    it('honours limit, and per_page is the effective limit', async () => {
+      const one = await listOk('?limit=1');
+      assert.deepEqual({ ...one, events: ids(one.events) }, { events: ['seq-22'], total_count: TOTAL, page: 1, per_page: 1 });
+      const all = await listOk('?limit=100');
+      assert.deepEqual({ ...all, events: ids(all.events) }, { events: seq(22, 0), total_count: TOTAL, page: 1, per_page: 100 });
+      const middle = await listOk('?limit=5&page=3');
+      assert.deepEqual({ ...middle, events: ids(middle.events) }, { events: seq(12, 8), total_count: TOTAL, page: 3, per_page: 5 });
+    });
+
+    it('counts only the matching events in total_count when filtering', async () => {
+      const first = await listOk('?asset_id=XYZ-9999&limit=5');
+      assert.deepEqual({ ...first, events: ids(first.events) }, {
+        events: ['seq-21', 'seq-18', 'seq-15', 'seq-12', 'seq-9'],
+        total_count: FILTERED,
+        page: 1,
+        per_page: 5,
+      });
+      const second = await listOk('?asset_id=XYZ-9999&limit=5&page=2');
+      assert.deepEqual(ids(second.events), ['seq-6', 'seq-3', 'seq-0']);
+      assert.equal(second.total_count, FILTERED);
+      assert.deepEqual(await listOk('?outcome=allowed'), { events: [], total_count: 0, page: 1, per_page: 10 });
+      assert.equal((await listOk('?outcome=denied')).total_count, TOTAL);
+    });
+  });
+
+  describe('query validation', () => {
+    const rejects = async (query: string, field: string) => {
+      const res = await list(query).expect(400);
+      assert.deepEqual(Object.keys(res.body).sort(), ['error_code', 'message', 'status']);
+      assert.equal(res.body.status, 'error');
+      assert.equal(res.body.error_code, 'VALIDATION_ERROR');
+      assert.match(res.body.message, new RegExp(`\\b${field}\\b`), `message names ${field}: ${res.body.message}`);
+    };
+
+    it('refuses a limit that is not an integer from 1 to 100', async () => {
+      for (const limit of ['0', '101', 'abc', '1.5', '-1', '']) {
+        await rejects(`?limit=${limit}`, 'limit');
+      }
+    });
+
+    it('refuses a page that is not an integer of at least 1', async () => {
+      for (const page of ['0', '-1', 'abc', '1.5']) {
+        await rejects(`?page=${page}`, 'page');
+      }
+    });
+
+    it('refuses an outcome other than allowed or denied', async () => {
+      for (const outcome of ['ALLOWED', 'maybe', '', 'allowed,denied']) {
+        await rejects(`?outcome=${outcome}`, 'outcome');
+      }
+      await rejects('?outcome=allowed&outcome=denied', 'outcome');
+    });
+
+    it('refuses an asset_id that does not match ^[A-Z]{3}-[0-9]{4}$', async () => {
+      for (const assetId of ['tie-0001', 'TIE-001', 'TIEX-0001', 'TIE_0001', 'TIE-00011', '']) {
+        await rejects(`?asset_id=${assetId}`, 'asset_id');
+      }
+    });
+
+    it('refuses unknown query parameters, naming them', async () => {
+      await rejects('?sector=Outer%20Rim', 'sector');
+      await rejects('?limit=5&actor=admiral-7', 'actor');
+    });
+  });
+});
