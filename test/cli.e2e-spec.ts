@@ -134,8 +134,8 @@ describe('npm run token', () => {
   });
   after(() => rmSync(cwd, { recursive: true, force: true }));
 
-  const decode = (token: string): Record<string, unknown> => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));
-  const header = (token: string): Record<string, unknown> => JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString('utf8'));
+  const decode = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));
+  const header = (token: string) => JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString('utf8'));
 
   it('prints an HS256 token with sub, clearance and an expiry one hour ahead by default', async () => {
     const result = await runScript(SCRIPTS.token, ['--sub', 'officer-7', '--clearance', '7'], { cwd, env: { JWT_SECRET: SECRET } });
