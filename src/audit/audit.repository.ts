@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import type { AuditEventRow, AuditOutcome, DB, NewAuditEvent } from '../database';
+import { type AuditEventRow, type AuditOutcome, type DB, type NewAuditEvent, type Page, selectPage } from '../database';
 
 export interface AuditEventFilter {
   outcome?: AuditOutcome;
@@ -15,18 +15,14 @@ export class AuditRepository {
     await executor.insertInto('audit_events').values(event).execute();
   }
 
-  async findPage(filter: AuditEventFilter, limit: number, offset: number): Promise<{ rows: AuditEventRow[]; total: number }> {
-    let query = this.db.selectFrom('audit_events');
+  findPage(filter: AuditEventFilter, limit: number, offset: number): Promise<Page<AuditEventRow>> {
+    let events = this.db.selectFrom('audit_events');
     if (filter.outcome) {
-      query = query.where('outcome', '=', filter.outcome);
+      events = events.where('outcome', '=', filter.outcome);
     }
     if (filter.assetId) {
-      query = query.where('asset_id', '=', filter.assetId);
+      events = events.where('asset_id', '=', filter.assetId);
     }
-    const [rows, { total }] = await Promise.all([
-      query.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-      query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-    ]);
-    return { rows, total: Number(total) };
+    return selectPage(events, (query) => query.selectAll().orderBy('id', 'desc'), { limit, offset });
   }
 }

@@ -3,3 +3,5 @@ export { TransactionRunner } from './transaction-runner';
 export { createDatabase } from './create-database';
 export { migrateToLatest } from './migrate';
 export * from './database.types';
+export { countRows, selectPage, upsertRows } from './queries';
+export type { Page } from './queries';

@@ -1,0 +1,57 @@
+import type { Insertable, Kysely, SelectQueryBuilder } from 'kysely';
+import type { DB } from './database.types';
+
+export interface Page<Row> {
+  rows: Row[];
+  /** Every row the filter matches, not only those of this page. */
+  total: number;
+}
+
+/**
+ * One page of a filtered query and the filter's total, read together.
+ * `shape` adds the columns and the order; the count runs on the bare filter.
+ */
+export async function selectPage<TB extends keyof DB, Row>(
+  filtered: SelectQueryBuilder<DB, TB, object>,
+  shape: (query: SelectQueryBuilder<DB, TB, object>) => SelectQueryBuilder<DB, TB, Row>,
+  window: { limit: number; offset: number },
+): Promise<Page<Row>> {
+  const [rows, counted] = await Promise.all([
+    shape(filtered).limit(window.limit).offset(window.offset).execute(),
+    filtered.select((eb) => eb.fn.countAll<number | bigint>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(counted.total) };
+}
+
+export async function countRows(db: Kysely<DB>, table: keyof DB): Promise<number> {
+  const { total } = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
+    .executeTakeFirstOrThrow();
+  return Number(total);
+}
+
+/** Rows per INSERT: well under SQLite's bound-parameter limit. */
+const UPSERT_BATCH = 500;
+
+/** Inserts the rows, or on a clash of `key` overwrites every other column with the new values. */
+export async function upsertRows<T extends keyof DB>(
+  executor: Kysely<DB>,
+  table: T,
+  key: keyof DB[T] & string,
+  rows: Insertable<DB[T]>[],
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += UPSERT_BATCH) {
+    const batch = rows.slice(start, start + UPSERT_BATCH);
+    const columns = [...new Set(batch.flatMap((row) => Object.keys(row)))].filter((column) => column !== key);
+    await executor
+      .insertInto(table)
+      .values(batch)
+      .onConflict((conflict) =>
+        conflict
+          .column(key as never)
+          .doUpdateSet((eb) => Object.fromEntries(columns.map((column) => [column, eb.ref(`excluded.${column}` as never)])) as never),
+      )
+      .execute();
+  }
+}
