@@ -5,8 +5,23 @@ import { ErrorResponseDto } from './common';
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const ERROR_BODY = { $ref: '#/components/schemas/ErrorResponseDto' };
 
-/** Every route that needs a token can answer 401, and any route 500: said once here, not on each handler. */
-function addCommonErrors(document: OpenAPIObject): void {
+function errorResponse(description: string, errorCode: string, message: string) {
+  return {
+    description,
+    content: { 'application/json': { schema: ERROR_BODY, example: { status: 'error', message, error_code: errorCode } } },
+  };
+}
+
+const REQUEST_ID_HEADER = {
+  description: "The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID",
+  schema: { type: 'string' },
+};
+
+/**
+ * Said once here rather than on each handler: every route that needs a token can answer 401,
+ * any route 500, and every response carries X-Request-Id.
+ */
+function addCommonResponses(document: OpenAPIObject): void {
   for (const pathItem of Object.values(document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
@@ -16,14 +31,16 @@ function addCommonErrors(document: OpenAPIObject): void {
       const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
       if (!isPublic) {
         operation.responses['401'] = {
-          description: 'Missing, invalid or expired bearer token (UNAUTHENTICATED)',
-          content: { 'application/json': { schema: ERROR_BODY } },
+          ...errorResponse('Missing, invalid or expired bearer token (UNAUTHENTICATED)', 'UNAUTHENTICATED', 'A bearer token is required'),
+          headers: { 'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string' } } },
         };
       }
-      operation.responses['500'] = {
-        description: 'Unexpected failure (INTERNAL_ERROR)',
-        content: { 'application/json': { schema: ERROR_BODY } },
-      };
+      operation.responses['500'] = errorResponse('Unexpected failure (INTERNAL_ERROR)', 'INTERNAL_ERROR', 'Internal server error');
+      for (const response of Object.values(operation.responses)) {
+        if (response && !('$ref' in response)) {
+          response.headers = { ...response.headers, 'X-Request-Id': REQUEST_ID_HEADER };
+        }
+      }
     }
   }
 }
@@ -41,7 +58,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addSecurityRequirements('bearer')
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] });
-  addCommonErrors(document);
+  addCommonResponses(document);
   return document;
 }
 

@@ -207,7 +207,10 @@ describe('HTTP behaviour shared by every route', () => {
       security?: unknown[];
       parameters?: { name: string; in: string; schema: Record<string, unknown> }[];
       requestBody?: { content: Record<string, { schema: { $ref: string } }> };
-      responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+      responses: Record<
+        string,
+        { content?: Record<string, { schema: { $ref?: string }; example?: Record<string, string> }>; headers?: Record<string, unknown> }
+      >;
     };
     const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
     const ERROR_REF = '#/components/schemas/ErrorResponseDto';
@@ -317,6 +320,30 @@ describe('HTTP behaviour shared by every route', () => {
       }
       for (const { path, method, operation } of operations().filter(({ path }) => path.startsWith('/health'))) {
         assert.equal(operation.responses['401'], undefined, `${method} ${path}`);
+      }
+    });
+
+    it('gives each error an example with the error_code the route really answers with', () => {
+      const example = (path: string, method: string, status: string) =>
+        doc.paths[path][method].responses[status].content?.['application/json'].example?.error_code;
+      assert.equal(example('/v1/assets/{asset_id}', 'delete', '403'), 'ASSET_ACCESS_DENIED');
+      assert.equal(example('/v1/assets/{asset_id}', 'delete', '404'), 'ASSET_ACCESS_DENIED');
+      assert.equal(example('/v1/assets/{asset_id}', 'delete', '413'), 'PAYLOAD_TOO_LARGE');
+      assert.equal(example('/v1/assets/{asset_id}', 'get', '404'), 'ASSET_NOT_FOUND');
+      assert.equal(example('/v1/audit/events', 'get', '403'), 'CLEARANCE_INSUFFICIENT');
+      assert.equal(example('/v1/fleet/star-destroyers', 'get', '400'), 'VALIDATION_ERROR');
+      assert.equal(example('/v1/fleet/star-destroyers', 'get', '401'), 'UNAUTHENTICATED');
+      assert.equal(example('/health/ready', 'get', '503'), 'SERVICE_UNAVAILABLE');
+    });
+
+    it('documents the WWW-Authenticate header on 401 and X-Request-Id on every response', () => {
+      for (const { path, method, operation } of operations()) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          assert.ok(response.headers?.['X-Request-Id'], `${method} ${path} ${status}`);
+        }
+        if (operation.responses['401']) {
+          assert.ok(operation.responses['401'].headers?.['WWW-Authenticate'], `${method} ${path}`);
+        }
       }
     });
   });

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Query, Req } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AUDIT_ACTIONS, originOf } from '../audit';
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
-import { ErrorResponseDto } from '../common';
-import { AssetAccessDeniedError } from './assets.errors';
+import { ApiErrorResponse } from '../common';
+import { ASSET_ACCESS_DENIED_MESSAGE, AssetAccessDeniedError } from './assets.errors';
 import { AssetsService } from './assets.service';
 import {
   AssetIdParamDto,
@@ -32,8 +32,9 @@ export class AssetsController {
       'Removes an active asset from the active records. Checks run in order: token (401), clearance (403), input (400), asset active (404). Every attempt is audited.',
   })
   @ApiOkResponse({ type: DecommissionResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid asset id or body' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No active asset with that id (ASSET_ACCESS_DENIED)' })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'reason must not be blank', 'Invalid asset id or body (VALIDATION_ERROR)')
+  @ApiErrorResponse(404, 'ASSET_ACCESS_DENIED', ASSET_ACCESS_DENIED_MESSAGE, 'No active asset with that id (ASSET_ACCESS_DENIED)')
+  @ApiErrorResponse(413, 'PAYLOAD_TOO_LARGE', 'Request body exceeds the 16 KB limit')
   async decommission(
     @Param() { asset_id }: AssetIdParamDto,
     @Body() body: DecommissionAssetDto,
@@ -47,8 +48,8 @@ export class AssetsController {
   @Get(':asset_id')
   @ApiOperation({ summary: 'Get an asset record, active or decommissioned' })
   @ApiOkResponse({ type: AssetResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'ASSET_NOT_FOUND' })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'asset_id must match ^[A-Z]{3}-[0-9]{4}$')
+  @ApiErrorResponse(404, 'ASSET_NOT_FOUND', 'Asset TIE-9999 not found')
   async findOne(@Param() { asset_id }: AssetIdParamDto): Promise<AssetResponseDto> {
     return { status: 'success', data: await this.assets.findOne(asset_id) };
   }
@@ -56,7 +57,7 @@ export class AssetsController {
   @Get()
   @ApiOperation({ summary: 'List assets, ordered by asset_id' })
   @ApiOkResponse({ type: AssetListResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'status must be one of the following values: active, decommissioned')
   async list(@Query() query: ListAssetsQueryDto): Promise<AssetListResponseDto> {
     return { status: 'success', data: await this.assets.list(query) };
   }

@@ -1,11 +1,13 @@
 import { HttpStatus } from '@nestjs/common';
 import { ApiError } from '../common';
 
+export const ASSET_ACCESS_DENIED_MESSAGE = 'Asset not found or clearance insufficient';
+
 /** One message for "no such active asset" and "clearance too low", so a refusal reveals nothing. */
 export class AssetAccessDeniedError extends ApiError {
   readonly errorCode = 'ASSET_ACCESS_DENIED';
 
   constructor(readonly status: HttpStatus.FORBIDDEN | HttpStatus.NOT_FOUND) {
-    super('Asset not found or clearance insufficient');
+    super(ASSET_ACCESS_DENIED_MESSAGE);
   }
 }

@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponse } from '../common';
 import { RequiresClearance } from '../auth';
 import { AUDIT_ACTIONS } from './audit-entry';
 import { AuditService } from './audit.service';
@@ -14,6 +15,7 @@ export class AuditController {
   @RequiresClearance(7, { action: AUDIT_ACTIONS.readAudit })
   @ApiOperation({ summary: 'List audit events, newest first (clearance 7 or higher)' })
   @ApiOkResponse({ type: AuditEventListResponseDto })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'outcome must be one of the following values: allowed, denied')
   async list(@Query() query: ListAuditEventsQueryDto): Promise<AuditEventListResponseDto> {
     return { status: 'success', data: await this.audit.list(query) };
   }

@@ -1,7 +1,6 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiForbiddenResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { ErrorResponseDto } from '../common';
+import { ApiError, ApiErrorResponse, ForbiddenError } from '../common';
 import type { AuthenticatedOfficer } from './officer';
 
 export const IS_PUBLIC = 'auth:is-public';
@@ -12,16 +11,23 @@ export interface ClearanceRequirement {
   /** The audit action a denial is recorded under. */
   action: string;
   /** The error the caller sees when denied; by default 403 CLEARANCE_INSUFFICIENT. */
-  deniedError?: () => Error;
+  deniedError?: () => ApiError;
 }
 
 /** Every route needs a valid token unless it says otherwise here. */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
+export function clearanceDenial(requirement: ClearanceRequirement): ApiError {
+  return requirement.deniedError?.() ?? new ForbiddenError(`Clearance level ${requirement.level} or higher is required`);
+}
+
+/** Feeds both the ClearanceGuard and the documented 403, so the docs show exactly what a refusal returns. */
 export function RequiresClearance(level: number, options: Omit<ClearanceRequirement, 'level'>) {
+  const requirement: ClearanceRequirement = { level, ...options };
+  const denial = clearanceDenial(requirement);
   return applyDecorators(
-    SetMetadata(CLEARANCE_REQUIREMENT, { level, ...options } satisfies ClearanceRequirement),
-    ApiForbiddenResponse({ description: `Clearance below ${level}`, type: ErrorResponseDto }),
+    SetMetadata(CLEARANCE_REQUIREMENT, requirement),
+    ApiErrorResponse(denial.status, denial.errorCode, denial.message, `Clearance below ${level} (${denial.errorCode})`),
   );
 }
 

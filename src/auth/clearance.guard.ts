@@ -2,8 +2,8 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AuditService, originOf, requestedAssetId } from '../audit';
-import { ForbiddenError, UnauthenticatedError } from '../common';
-import { CLEARANCE_REQUIREMENT, ClearanceRequirement } from './auth.decorators';
+import { UnauthenticatedError } from '../common';
+import { CLEARANCE_REQUIREMENT, ClearanceRequirement, clearanceDenial } from './auth.decorators';
 
 /** Runs after AuthenticationGuard on routes marked with @RequiresClearance; records every refusal. */
 @Injectable()
@@ -38,6 +38,6 @@ export class ClearanceGuard implements CanActivate {
       assetId: requestedAssetId(request),
       origin: originOf(request),
     });
-    throw requirement.deniedError?.() ?? new ForbiddenError(`Clearance level ${requirement.level} or higher is required`);
+    throw clearanceDenial(requirement);
   }
 }

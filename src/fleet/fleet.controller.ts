@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ErrorResponseDto } from '../common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponse } from '../common';
 import { ListVesselsQueryDto, VesselListResponseDto } from './dto/vessel.dto';
 import { FleetService } from './fleet.service';
 
@@ -12,7 +12,7 @@ export class FleetController {
   @Get('star-destroyers')
   @ApiOperation({ summary: 'List fleet vessels, ordered by id', description: 'Any valid token. Optionally filtered by sector; paged by limit and page.' })
   @ApiOkResponse({ type: VesselListResponseDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'limit must not be greater than 100')
   async listStarDestroyers(@Query() query: ListVesselsQueryDto): Promise<VesselListResponseDto> {
     return { status: 'success', data: await this.fleet.listVessels(query) };
   }

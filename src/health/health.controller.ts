@@ -1,10 +1,11 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth';
-import { ErrorResponseDto, ServiceUnavailableError } from '../common';
+import { ApiErrorResponse, ServiceUnavailableError } from '../common';
 import { DatabaseHealth } from '../database';
 
 const UP = { status: 'success' } as const;
+const DATABASE_UNREACHABLE = 'The database is unreachable';
 
 @ApiTags('health')
 @Public()
@@ -22,10 +23,10 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({ summary: 'The service can reach its database', security: [] })
   @ApiOkResponse({ schema: { example: UP } })
-  @ApiServiceUnavailableResponse({ type: ErrorResponseDto })
+  @ApiErrorResponse(503, 'SERVICE_UNAVAILABLE', DATABASE_UNREACHABLE)
   async ready(): Promise<typeof UP> {
     if (!(await this.database.isReachable())) {
-      throw new ServiceUnavailableError('The database is unreachable');
+      throw new ServiceUnavailableError(DATABASE_UNREACHABLE);
     }
     return UP;
   }

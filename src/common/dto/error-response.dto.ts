@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiResponse } from '@nestjs/swagger';
 
 export class ErrorResponseDto {
   @ApiProperty({ enum: ['error'], example: 'error' })
@@ -9,4 +9,9 @@ export class ErrorResponseDto {
 
   @ApiProperty({ example: 'ASSET_ACCESS_DENIED' })
   error_code!: string;
+}
+
+/** Documents one error response with the spec's body and a concrete example. */
+export function ApiErrorResponse(status: number, errorCode: string, message: string, description = errorCode) {
+  return ApiResponse({ status, description, type: ErrorResponseDto, example: { status: 'error', message, error_code: errorCode } });
 }
