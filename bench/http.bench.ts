@@ -8,16 +8,16 @@ import { runScript, SCRIPTS, startServer } from '../test/support/processes';
  * Loopback only, a fixed number of requests: figures for the README, not a pass/fail test.
  */
 const REQUESTS = 4_000;
+const WARM_UP = 500;
 const CONCURRENCY = 16;
 
-async function run(label: string, send: () => Promise<Response>): Promise<void> {
+async function drive(count: number, send: () => Promise<Response>): Promise<{ latencies: number[]; failures: number }> {
   const latencies: number[] = [];
   let next = 0;
   let failures = 0;
-  const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      while (next++ < REQUESTS) {
+      while (next++ < count) {
         const t0 = performance.now();
         const res = await send();
         await res.arrayBuffer();
@@ -26,6 +26,13 @@ async function run(label: string, send: () => Promise<Response>): Promise<void> 
       }
     }),
   );
+  return { latencies, failures };
+}
+
+async function run(label: string, send: () => Promise<Response>): Promise<void> {
+  await drive(WARM_UP, send);
+  const started = performance.now();
+  const { latencies, failures } = await drive(REQUESTS, send);
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(2);
@@ -39,7 +46,7 @@ async function main(): Promise<void> {
   const server = await startServer({ cwd });
   const base = server.url;
   const officer = `Bearer ${(await runScript(SCRIPTS.token, ['--sub', 'bench', '--clearance', '7'], { cwd })).stdout.trim()}`;
-  console.log(`${REQUESTS} requests per route, ${CONCURRENCY} concurrent, server process on SQLite (demo data), Node ${process.version}`);
+  console.log(`${REQUESTS} requests per route after ${WARM_UP} to warm up, ${CONCURRENCY} concurrent, server process on SQLite (demo data), Node ${process.version}`);
   try {
     await run('GET /v1/fleet/star-destroyers (10 vessels)', () => fetch(`${base}/v1/fleet/star-destroyers`, { headers: { Authorization: officer } }));
     await run('GET /v1/fleet/star-destroyers?sector&limit=100', () =>
