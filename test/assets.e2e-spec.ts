@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Response } from 'supertest';
 import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
+import { describeEachDatabase } from './support/databases';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const ASSET_KEYS = [
@@ -17,7 +18,7 @@ const ALL_IDS = FIXTURE_RECORDS.assets.map((a) => a.asset_id).sort();
 const assets = (res: Response) => res.body.data.assets as { asset_id: string; status: string }[];
 const assetIds = (res: Response) => assets(res).map((a) => a.asset_id);
 
-describe('GET /v1/assets/:asset_id and GET /v1/assets', () => {
+describeEachDatabase('GET /v1/assets/:asset_id and GET /v1/assets', (engine) => {
   let t: TestApp;
   let token: string;
 
@@ -32,7 +33,7 @@ describe('GET /v1/assets/:asset_id and GET /v1/assets', () => {
   };
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ engine });
     token = t.bearer('trooper-0', 0);
   });
   after(() => t.close());

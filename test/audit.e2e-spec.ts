@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DECOMMISSION_BODY } from './support/fixtures';
+import { describeEachDatabase } from './support/databases';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const EVENTS = '/v1/audit/events';
@@ -35,7 +36,7 @@ interface ListedEvent {
   path: string;
 }
 
-describe('GET /v1/audit/events', () => {
+describeEachDatabase('GET /v1/audit/events', (engine) => {
   let t: TestApp;
   let admiral: string;
 
@@ -57,7 +58,7 @@ describe('GET /v1/audit/events', () => {
       .then(({ n }) => Number(n));
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ engine });
     admiral = t.bearer('admiral-7', 7);
   });
   after(() => t.close());

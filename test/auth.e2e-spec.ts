@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import jwt from 'jsonwebtoken';
 import type { Test } from 'supertest';
 import { DECOMMISSION_BODY } from './support/fixtures';
+import { describeEachDatabase } from './support/databases';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
 
 const FLEET = '/v1/fleet/star-destroyers';
@@ -73,11 +74,11 @@ async function expectRefused(
   assert.ok(event.ip);
 }
 
-describe('bearer-token authentication', () => {
+describeEachDatabase('bearer-token authentication', (engine) => {
   let t: TestApp;
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ engine });
   });
   after(() => t.close());
 
@@ -193,7 +194,7 @@ describe('bearer-token authentication', () => {
     let scoped: TestApp;
 
     before(async () => {
-      scoped = await startTestApp({ env: { JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE } });
+      scoped = await startTestApp({ engine, env: { JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE } });
     });
     after(() => scoped.close());
 

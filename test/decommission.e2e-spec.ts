@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import { DECOMMISSION_BODY } from './support/fixtures';
+import { describeEachDatabase, failAllowedAuditEvents } from './support/databases';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const ACCESS_DENIED = {
@@ -10,7 +10,7 @@ const ACCESS_DENIED = {
   error_code: 'ASSET_ACCESS_DENIED',
 };
 
-describe('DELETE /v1/assets/:asset_id', () => {
+describeEachDatabase('DELETE /v1/assets/:asset_id', (engine) => {
   let t: TestApp;
   let admiral: string;
 
@@ -20,7 +20,7 @@ describe('DELETE /v1/assets/:asset_id', () => {
     t.db.selectFrom('assets').selectAll().where('asset_id', '=', assetId).executeTakeFirstOrThrow();
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ engine });
   });
   after(() => t.close());
   beforeEach(async () => {
@@ -224,33 +224,45 @@ describe('DELETE /v1/assets/:asset_id', () => {
   it('commits the decommission and its audit event together: when the event cannot be written, the asset stays active', async () => {
     const id = 'TXN-0001';
     await t.db.insertInto('assets').values({ asset_id: id, asset_type: 'vehicle', former_pilot: 'TK-1' }).execute();
-    // Make only the allowed event fail to insert, so the denial path still works.
-    await sql`CREATE TRIGGER reject_allowed BEFORE INSERT ON audit_events WHEN NEW.outcome = 'allowed'
-              BEGIN SELECT RAISE(ABORT, 'audit store refused'); END`.execute(t.db);
+    const restore = await failAllowedAuditEvents(t.db, engine);
     try {
       const res = await t.http().delete(`/v1/assets/${id}`).set('Authorization', admiral).send(DECOMMISSION_BODY).expect(500);
       assert.deepEqual(res.body, { status: 'error', message: 'Internal server error', error_code: 'INTERNAL_ERROR' });
       assert.equal((await assetRow(id)).status, 'active');
       assert.equal((await eventsFor(id)).length, 0);
     } finally {
-      await sql`DROP TRIGGER reject_allowed`.execute(t.db);
+      await restore();
     }
     await t.http().delete(`/v1/assets/${id}`).set('Authorization', admiral).send(DECOMMISSION_BODY).expect(200);
     assert.equal((await eventsFor(id)).length, 1);
   });
 
-  it('decommissions exactly once under concurrent requests and audits every attempt', async () => {
+  it('decommissions exactly once under 50 concurrent requests and audits every attempt', async () => {
     const id = 'RUN-0001';
     await t.db.insertInto('assets').values({ asset_id: id, asset_type: 'vehicle', former_pilot: 'TK-2' }).execute();
-    const statuses = await Promise.all(
-      Array.from({ length: 20 }, () =>
-        t.http().delete(`/v1/assets/${id}`).set('Authorization', admiral).send(DECOMMISSION_BODY).then((res) => res.status),
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        t
+          .http()
+          .delete(`/v1/assets/${id}`)
+          .set('Authorization', t.bearer(`officer-${index}`, 7))
+          .send({ reason: `attempt ${index}`, authorized_by: 'Grand Moff Tarkin' }),
       ),
     );
-    assert.equal(statuses.filter((status) => status === 200).length, 1);
-    assert.equal(statuses.filter((status) => status === 404).length, 19);
+    const winners = responses.filter((res) => res.status === 200);
+    assert.equal(winners.length, 1);
+    for (const res of responses.filter((r) => r.status !== 200)) {
+      assert.equal(res.status, 404);
+      assert.deepEqual(res.body, ACCESS_DENIED);
+    }
+    const row = await assetRow(id);
+    assert.equal(row.status, 'decommissioned');
+    assert.equal(row.decommission_reason, winners[0].body.data.decommission_reason, 'the row holds the winner\'s reason');
     const events = await eventsFor(id);
-    assert.equal(events.length, 20);
-    assert.equal(events.filter((e) => e.outcome === 'allowed').length, 1);
+    assert.equal(events.length, 50);
+    const allowed = events.filter((e) => e.outcome === 'allowed');
+    assert.equal(allowed.length, 1);
+    assert.equal(allowed[0].request_id, winners[0].headers['x-request-id'], 'the allowed event is the winner\'s');
+    assert.equal(events.filter((e) => e.reason === 'ASSET_NOT_FOUND').length, 49);
   });
 });

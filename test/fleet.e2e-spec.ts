@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Response } from 'supertest';
 import { SECTORS } from '../src/database';
 import { FIXTURE_RECORDS, VESSEL_COUNT, VESSELS_PER_SECTOR } from './support/fixtures';
+import { describeEachDatabase } from './support/databases';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const PATH = '/v1/fleet/star-destroyers';
@@ -17,7 +18,7 @@ const vessels = (res: Response) => res.body.data.vessels as { id: string; sector
 const vesselIds = (res: Response) => vessels(res).map((v) => v.id);
 const sectorsOf = (res: Response) => vessels(res).map((v) => v.sector);
 
-describe('GET /v1/fleet/star-destroyers', () => {
+describeEachDatabase('GET /v1/fleet/star-destroyers', (engine) => {
   let t: TestApp;
   let token: string;
 
@@ -32,7 +33,7 @@ describe('GET /v1/fleet/star-destroyers', () => {
   };
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ engine });
     token = t.bearer('trooper-0', 0);
   });
   after(() => t.close());

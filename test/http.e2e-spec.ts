@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Response } from 'supertest';
 import { DECOMMISSION_BODY } from './support/fixtures';
+import { describeEachDatabase } from './support/databases';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -20,7 +21,7 @@ function assertErrorBody(res: Response, errorCode: string): void {
   assert.doesNotMatch(res.text, /select .* from|insert into|update \w+ set|delete from|no such table|sqlite/i, 'no SQL');
 }
 
-describe('HTTP behaviour shared by every route', () => {
+describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
   let t: TestApp;
   let trooper: string;
   let admiral: string;
@@ -29,7 +30,7 @@ describe('HTTP behaviour shared by every route', () => {
     (await t.db.selectFrom('assets').select('status').where('asset_id', '=', assetId).executeTakeFirstOrThrow()).status;
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ engine });
     trooper = t.bearer('trooper-0', 0);
     admiral = t.bearer('admiral-7', 7);
   });
@@ -129,7 +130,7 @@ describe('HTTP behaviour shared by every route', () => {
 
   describe('unexpected failures', () => {
     it('answers a database failure with 500 and exactly the generic INTERNAL_ERROR body, naming no SQL or table', async () => {
-      const broken = await startTestApp();
+      const broken = await startTestApp({ engine });
       try {
         await broken.db.schema.dropTable('vessels').execute();
         const res = await broken

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { readFile } from 'node:fs/promises';
 import { NestFactory } from '@nestjs/core';
 import { ConfigModule, loadAppConfig } from '../config';
-import { DatabaseModule } from '../database';
+import { DatabaseModule, describeLocation } from '../database';
 import { ImportModule } from '../import/import.module';
 import { RecordImportService } from '../import/record-import.service';
 
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   );
   try {
     const summary = await context.get(RecordImportService).import(records);
-    console.log(`Imported ${summary.assets} assets and ${summary.vessels} vessels into ${config.database.path}`);
+    console.log(`Imported ${summary.assets} assets and ${summary.vessels} vessels into ${describeLocation(config.database)}`);
   } finally {
     await context.close();
   }

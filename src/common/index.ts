@@ -6,3 +6,4 @@ export { assignRequestId, serveApiAlias, REQUEST_ID_HEADER } from './http/reques
 export { BodyErrorInterceptor, deferBodyErrors } from './http/body-errors';
 export { createValidationPipe, describeValidationErrors } from './http/validation.pipe';
 export { ASSET_ID_PATTERN, IsAssetId, IsIntInRange, IsNonBlankString, ToInteger } from './dto/validators';
+export { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from './errors/unavailability';

@@ -31,6 +31,7 @@ describe('loadAppConfig', () => {
       production: false,
       dataDir: resolve(CWD, 'data'),
       database: { dialect: 'sqlite', path: resolve(CWD, 'data', 'registry.sqlite') },
+      migrateOnStart: true,
       jwt: { secret: undefined, issuer: undefined, audience: undefined },
       seedDemo: true,
     };
@@ -60,7 +61,7 @@ describe('loadAppConfig', () => {
   });
 
   describe('DATABASE_URL', () => {
-    for (const url of ['postgres://x', 'sqlite:', 'registry.sqlite']) {
+    for (const url of ['mysql://x', 'postgres:x', 'sqlite:', 'registry.sqlite']) {
       it(`refuses DATABASE_URL=${url} with a ConfigurationError naming DATABASE_URL`, () => {
         refuses({ DATABASE_URL: url }, 'DATABASE_URL');
       });
@@ -71,7 +72,33 @@ describe('loadAppConfig', () => {
     });
 
     it('keeps an absolute sqlite path', () => {
-      assert.equal(load({ DATABASE_URL: 'sqlite:/var/lib/registry.db' }).database.path, resolve('/var/lib/registry.db'));
+      assert.deepEqual(load({ DATABASE_URL: 'sqlite:/var/lib/registry.db' }).database, {
+        dialect: 'sqlite',
+        path: resolve('/var/lib/registry.db'),
+      });
+    });
+
+    it('selects PostgreSQL for postgres:// and postgresql:// URLs, with a pool of 10 by default', () => {
+      for (const url of ['postgres://fleet@db:5432/registry', 'postgresql://fleet:pw@db/registry?sslmode=require']) {
+        assert.deepEqual(load({ DATABASE_URL: url }).database, { dialect: 'postgres', url, poolSize: 10 });
+      }
+    });
+
+    it('sizes the PostgreSQL pool with DATABASE_POOL_SIZE, 1 to 100', () => {
+      const url = 'postgres://db/registry';
+      assert.deepEqual(load({ DATABASE_URL: url, DATABASE_POOL_SIZE: '25' }).database, { dialect: 'postgres', url, poolSize: 25 });
+      for (const size of ['0', '101', 'many', '2.5']) {
+        refuses({ DATABASE_URL: url, DATABASE_POOL_SIZE: size }, 'DATABASE_POOL_SIZE');
+      }
+    });
+  });
+
+  describe('MIGRATE_ON_START', () => {
+    it('migrates at start-up unless MIGRATE_ON_START=false', () => {
+      assert.equal(load({}).migrateOnStart, true);
+      assert.equal(load({ MIGRATE_ON_START: 'true' }).migrateOnStart, true);
+      assert.equal(load({ MIGRATE_ON_START: 'false' }).migrateOnStart, false);
+      refuses({ MIGRATE_ON_START: 'no' }, 'MIGRATE_ON_START');
     });
 
     it('keeps sqlite::memory: as the in-memory database', () => {
@@ -153,6 +180,6 @@ describe('loadAppConfig', () => {
   });
 
   it('names every bad variable in one message', () => {
-    refuses({ PORT: 'abc', DATABASE_URL: 'postgres://x', SEED_DEMO: 'maybe' }, 'PORT', 'DATABASE_URL', 'SEED_DEMO');
+    refuses({ PORT: 'abc', DATABASE_URL: 'mysql://x', SEED_DEMO: 'maybe' }, 'PORT', 'DATABASE_URL', 'SEED_DEMO');
   });
 });

@@ -9,12 +9,22 @@ export interface SqliteLocation {
   path: string;
 }
 
+export interface PostgresLocation {
+  dialect: 'postgres';
+  url: string;
+  poolSize: number;
+}
+
+export type DatabaseLocation = SqliteLocation | PostgresLocation;
+
 export interface AppConfig {
   port: number;
   production: boolean;
   /** Where the embedded database and the generated token secret live by default. */
   dataDir: string;
-  database: SqliteLocation;
+  database: DatabaseLocation;
+  /** Off when deployments migrate with `npm run db:migrate` before starting instances. */
+  migrateOnStart: boolean;
   jwt: { secret?: string; issuer?: string; audience?: string };
   seedDemo: boolean;
 }
@@ -32,8 +42,19 @@ class EnvironmentVariables {
   NODE_ENV?: string;
 
   @IsOptional()
-  @Matches(/^sqlite:.+$/, { message: 'DATABASE_URL must look like sqlite:<path>' })
+  @Matches(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, {
+    message: 'DATABASE_URL must look like sqlite:<path> or postgres://user@host:5432/database',
+  })
   DATABASE_URL?: string;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1, 100)
+  DATABASE_POOL_SIZE?: number;
+
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  MIGRATE_ON_START?: string;
 
   @IsOptional()
   @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters long' })
@@ -52,6 +73,18 @@ class EnvironmentVariables {
   SEED_DEMO?: string;
 }
 
+function databaseLocation(vars: EnvironmentVariables, dataDir: string, cwd: string): DatabaseLocation {
+  const url = vars.DATABASE_URL;
+  if (url?.startsWith('postgres')) {
+    return { dialect: 'postgres', url, poolSize: vars.DATABASE_POOL_SIZE ?? 10 };
+  }
+  const path = url?.slice('sqlite:'.length);
+  return {
+    dialect: 'sqlite',
+    path: path === undefined ? resolve(dataDir, 'registry.sqlite') : path === ':memory:' ? path : resolve(cwd, path),
+  };
+}
+
 /** Reads and checks the environment once; an empty variable counts as unset. */
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
@@ -65,15 +98,12 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     throw new ConfigurationError('Invalid configuration: JWT_SECRET is required when NODE_ENV=production');
   }
   const dataDir = resolve(cwd, 'data');
-  const sqlitePath = vars.DATABASE_URL?.slice('sqlite:'.length);
   return {
     port: vars.PORT ?? 3000,
     production,
     dataDir,
-    database: {
-      dialect: 'sqlite',
-      path: sqlitePath === undefined ? resolve(dataDir, 'registry.sqlite') : sqlitePath === ':memory:' ? sqlitePath : resolve(cwd, sqlitePath),
-    },
+    database: databaseLocation(vars, dataDir, cwd),
+    migrateOnStart: vars.MIGRATE_ON_START !== 'false',
     jwt: { secret: vars.JWT_SECRET, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
     seedDemo: vars.SEED_DEMO !== 'false',
   };

@@ -1,7 +1,8 @@
-import { Global, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Kysely, sql } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config';
-import { createDatabase } from './create-database';
+import { UNAVAILABILITY_CHECK } from '../common';
+import { createDatabase, isDatabaseUnavailable } from './create-database';
 import type { DB } from './database.types';
 import { migrateToLatest } from './migrate';
 import { TransactionRunner } from './transaction-runner';
@@ -22,10 +23,15 @@ export class DatabaseHealth {
 
 @Injectable()
 class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
-  onModuleInit(): Promise<void> {
-    return migrateToLatest(this.db);
+  async onModuleInit(): Promise<void> {
+    if (this.config.migrateOnStart) {
+      await migrateToLatest(this.db);
+    }
   }
 
   onApplicationShutdown(): Promise<void> {
@@ -41,10 +47,11 @@ class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
       useFactory: (config: AppConfig) => createDatabase(config.database),
       inject: [APP_CONFIG],
     },
+    { provide: UNAVAILABILITY_CHECK, useValue: isDatabaseUnavailable },
     DatabaseLifecycle,
     DatabaseHealth,
     TransactionRunner,
   ],
-  exports: [Kysely, DatabaseHealth, TransactionRunner],
+  exports: [Kysely, DatabaseHealth, TransactionRunner, UNAVAILABILITY_CHECK],
 })
 export class DatabaseModule {}

@@ -1,6 +1,6 @@
 export { DatabaseHealth, DatabaseModule } from './database.module';
 export { TransactionRunner } from './transaction-runner';
-export { createDatabase } from './create-database';
+export { createDatabase, describeLocation } from './create-database';
 export { migrateToLatest } from './migrate';
 export * from './database.types';
 export { countRows, selectPage, upsertRows } from './queries';

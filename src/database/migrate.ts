@@ -1,4 +1,5 @@
 import { Kysely, Migration, MigrationProvider, Migrator } from 'kysely';
+import { currentSchema } from './create-database';
 import * as initial from './migrations/001-initial';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
@@ -12,12 +13,14 @@ class InCodeMigrationProvider implements MigrationProvider {
   }
 }
 
+/** Applies what is pending, under Kysely's migration lock, and returns the names applied. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migrator works on any schema
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: new InCodeMigrationProvider() });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((result) => result.status === 'Error');
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new InCodeMigrationProvider(), migrationTableSchema: await currentSchema(db) });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  const failed = results.find((result) => result.status === 'Error');
   if (error || failed) {
-    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+  return results.map((result) => result.migrationName);
 }

@@ -12,11 +12,13 @@ import { TokenService } from '../../src/auth/token.service';
 import { type AppConfig, loadAppConfig } from '../../src/config';
 import type { DB } from '../../src/database';
 import { RecordImportService } from '../../src/import/record-import.service';
+import { createTestDatabase, type TestEngine } from './databases';
 import { FIXTURE_RECORDS } from './fixtures';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 
 export interface TestApp {
+  engine: TestEngine;
   app: NestExpressApplication;
   config: AppConfig;
   db: Kysely<DB>;
@@ -28,18 +30,22 @@ export interface TestApp {
 }
 
 export interface TestAppOptions {
-  /** Environment variables on top of the test defaults (temporary SQLite file, fixed secret, no demo seed). */
+  /** SQLite by default; PostgreSQL needs TEST_DATABASE_URL. */
+  engine?: TestEngine;
+  /** Environment variables on top of the test defaults (a fresh database, fixed secret, no demo seed). */
   env?: Record<string, string>;
   /** Records loaded through the import service before the test runs; FIXTURE_RECORDS by default. */
   records?: unknown;
 }
 
-/** The real AppModule on a fresh temporary SQLite file, wired exactly as main.ts wires it. */
+/** The real AppModule on a fresh database of its own, wired exactly as main.ts wires it. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const engine = options.engine ?? 'sqlite';
   const dir = mkdtempSync(join(tmpdir(), 'fleet-registry-test-'));
+  const database = await createTestDatabase(engine, dir);
   const config = loadAppConfig(
     {
-      DATABASE_URL: `sqlite:${join(dir, 'registry.sqlite')}`,
+      DATABASE_URL: database.url,
       JWT_SECRET: TEST_JWT_SECRET,
       SEED_DEMO: 'false',
       ...options.env,
@@ -56,6 +62,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   }
   const tokens = app.get(TokenService);
   return {
+    engine,
     app,
     config,
     db: app.get<Kysely<DB>>(Kysely),
@@ -63,6 +70,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     bearer: (officerId, clearance, ttl = '1h') => `Bearer ${tokens.issue(officerId, clearance, ttl)}`,
     close: async () => {
       await app.close();
+      await database.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

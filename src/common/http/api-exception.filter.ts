@@ -1,6 +1,7 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, NotFoundException } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, NotFoundException, Optional } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiError } from '../errors/api-error';
+import { ApiError, ServiceUnavailableError } from '../errors/api-error';
+import { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../errors/unavailability';
 import type { ErrorResponseDto } from '../dto/error-response.dto';
 
 /** Codes for errors Nest or Express raise themselves (unknown route, bad URI encoding). */
@@ -19,6 +20,8 @@ const CODE_BY_STATUS: Partial<Record<number, string>> = {
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
+  constructor(@Optional() @Inject(UNAVAILABILITY_CHECK) private readonly isUnavailable: UnavailabilityCheck = () => false) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const { status, body, headers } = this.describe(exception);
@@ -33,6 +36,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     body: ErrorResponseDto;
     headers: Readonly<Record<string, string>>;
   } {
+    if (!(exception instanceof ApiError) && this.isUnavailable(exception)) {
+      this.logger.warn(`database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
+      return this.describe(new ServiceUnavailableError('The service is temporarily unavailable'));
+    }
     if (exception instanceof ApiError) {
       return {
         status: exception.status,

@@ -1,9 +1,10 @@
 import { Kysely } from 'kysely';
+import { autoIncrementKey, bytewiseText } from '../create-database';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('assets')
-    .addColumn('asset_id', 'text', (col) => col.primaryKey())
+    .addColumn('asset_id', bytewiseText(db), (col) => col.primaryKey())
     .addColumn('asset_type', 'text', (col) => col.notNull())
     .addColumn('former_pilot', 'text', (col) => col.notNull())
     .addColumn('status', 'text', (col) => col.notNull().defaultTo('active'))
@@ -15,7 +16,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('vessels')
-    .addColumn('id', 'text', (col) => col.primaryKey())
+    .addColumn('id', bytewiseText(db), (col) => col.primaryKey())
     .addColumn('name', 'text', (col) => col.notNull())
     .addColumn('class', 'text', (col) => col.notNull())
     .addColumn('length', 'text', (col) => col.notNull())
@@ -28,7 +29,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('audit_events')
-    .addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', autoIncrementKey(db))
     .addColumn('occurred_at', 'text', (col) => col.notNull())
     .addColumn('action', 'text', (col) => col.notNull())
     .addColumn('outcome', 'text', (col) => col.notNull())

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { describe } from 'node:test';
+import { type Kysely, sql } from 'kysely';
+import { Client } from 'pg';
+import type { DB } from '../../src/database';
+
+export type TestEngine = 'sqlite' | 'postgres';
+
+/** SQLite always; PostgreSQL too when TEST_DATABASE_URL names a server. */
+export function testEngines(): TestEngine[] {
+  return process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/** Runs the suite once per engine, named after it, so each engine's results stand apart. */
+export function describeEachDatabase(name: string, suite: (engine: TestEngine) => void): void {
+  for (const engine of testEngines()) {
+    describe(`${name} [${engine}]`, () => suite(engine));
+  }
+}
+
+export interface TestDatabase {
+  /** A DATABASE_URL for the service. */
+  url: string;
+  drop: () => Promise<void>;
+}
+
+async function withAdmin<T>(work: (admin: Client) => Promise<T>): Promise<T> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) {
+    throw new Error('TEST_DATABASE_URL is not set');
+  }
+  const admin = new Client({ connectionString: url });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * A database no other test sees: a file in `dir` for SQLite, a fresh schema (selected through the
+ * connection's search_path) for PostgreSQL, so test files can run side by side on one server.
+ */
+export async function createTestDatabase(engine: TestEngine, dir: string): Promise<TestDatabase> {
+  if (engine === 'sqlite') {
+    return { url: `sqlite:${join(dir, 'registry.sqlite')}`, drop: async () => {} };
+  }
+  const schema = `fleet_test_${randomBytes(6).toString('hex')}`;
+  await withAdmin((admin) => admin.query(`CREATE SCHEMA ${schema}`));
+  const base = new URL(process.env.TEST_DATABASE_URL as string);
+  base.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: base.toString(),
+    drop: () => withAdmin((admin) => admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).then(() => undefined),
+  };
+}
+
+/**
+ * Makes every insert of an `allowed` audit event fail, as a broken audit store would, and returns
+ * the undo. Triggers are the one thing here whose SQL differs between the engines.
+ */
+export async function failAllowedAuditEvents(db: Kysely<DB>, engine: TestEngine): Promise<() => Promise<void>> {
+  if (engine === 'sqlite') {
+    await sql`CREATE TRIGGER reject_allowed BEFORE INSERT ON audit_events WHEN NEW.outcome = 'allowed'
+              BEGIN SELECT RAISE(ABORT, 'audit store refused'); END`.execute(db);
+    return async () => {
+      await sql`DROP TRIGGER reject_allowed`.execute(db);
+    };
+  }
+  await sql`CREATE FUNCTION reject_allowed() RETURNS trigger LANGUAGE plpgsql AS $$
+              BEGIN IF NEW.outcome = 'allowed' THEN RAISE EXCEPTION 'audit store refused'; END IF; RETURN NEW; END $$`.execute(db);
+  await sql`CREATE TRIGGER reject_allowed BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION reject_allowed()`.execute(db);
+  return async () => {
+    await sql`DROP TRIGGER reject_allowed ON audit_events`.execute(db);
+    await sql`DROP FUNCTION reject_allowed()`.execute(db);
+  };
+}
