@@ -2,7 +2,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', '.test-build/', 'node_modules/', 'data/'] },
+  { ignores: ['dist/', '.test-build/', '.tb-*/', 'node_modules/', 'data/'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDatabase } from '../src/database';
+import { loadAppConfig } from '../src/config';
+import { createTestDatabase, describeEachDatabase, type TestDatabase } from './support/databases';
 import { runScript, SCRIPTS, startServer } from './support/processes';
 
 const SECRET = 'cli-test-secret-that-is-at-least-32-chars';
@@ -171,8 +173,9 @@ describe('npm run token', () => {
   }
 });
 
-describe('npm run db:import', () => {
+describeEachDatabase('npm run db:import', (engine) => {
   let cwd: string;
+  let database: TestDatabase;
   let env: Record<string, string>;
   const file = (name: string, content: unknown) => {
     const path = join(cwd, name);
@@ -180,7 +183,7 @@ describe('npm run db:import', () => {
     return path;
   };
   const counts = async () => {
-    const db = createDatabase({ dialect: 'sqlite', path: join(cwd, 'registry.sqlite') });
+    const db = createDatabase(loadAppConfig(env, cwd).database);
     try {
       const vessels = await db.selectFrom('vessels').selectAll().orderBy('id').execute();
       const assets = await db.selectFrom('assets').selectAll().orderBy('asset_id').execute();
@@ -200,11 +203,15 @@ describe('npm run db:import', () => {
     status: 'operational',
   });
 
-  before(() => {
+  before(async () => {
     cwd = workDir();
-    env = { DATABASE_URL: 'sqlite:registry.sqlite', JWT_SECRET: SECRET };
+    database = await createTestDatabase(engine, cwd);
+    env = { DATABASE_URL: database.url, JWT_SECRET: SECRET };
   });
-  after(() => rmSync(cwd, { recursive: true, force: true }));
+  after(async () => {
+    await database.drop();
+    rmSync(cwd, { recursive: true, force: true });
+  });
 
   it('loads assets and vessels into the configured database, without the demo seed', async () => {
     const result = await runScript(
@@ -230,6 +237,8 @@ describe('npm run db:import', () => {
     );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /Imported 2 assets and 2 vessels/);
+    assert.match(result.stderr, /assets: 2\/2 written/, 'reports progress');
+    assert.match(result.stderr, /vessels: 2\/2 written/, 'reports progress');
     const { vessels, assets } = await counts();
     assert.deepEqual(vessels.map((v) => v.id), ['ISD-001', 'ISD-002']);
     assert.deepEqual(

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import type { Response } from 'supertest';
 import { SECTORS } from '../src/database';
 import { FIXTURE_RECORDS, VESSEL_COUNT, VESSELS_PER_SECTOR } from './support/fixtures';

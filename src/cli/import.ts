@@ -19,7 +19,9 @@ async function main(): Promise<void> {
     { logger: ['error', 'warn'] },
   );
   try {
-    const summary = await context.get(RecordImportService).import(records);
+    const summary = await context.get(RecordImportService).import(records, ({ list, written, total }) =>
+      console.error(`${list}: ${written}/${total} written`),
+    );
     console.log(`Imported ${summary.assets} assets and ${summary.vessels} vessels into ${describeLocation(config.database)}`);
   } finally {
     await context.close();

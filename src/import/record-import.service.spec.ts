@@ -301,6 +301,35 @@ describe('RecordImportService', () => {
     });
   });
 
+  describe('progress', () => {
+    it('reports progress every 10,000 rows and at the end of each list', async () => {
+      const vessels = Array.from({ length: 25_000 }, (_, index) => vessel(`SD-${String(index).padStart(5, '0')}`));
+      const reports: unknown[] = [];
+
+      await sut.import({ assets: [asset('TIE-0001')], vessels }, (progress) => reports.push(progress));
+
+      assert.deepEqual(reports, [
+        { list: 'assets', written: 1, total: 1 },
+        { list: 'vessels', written: 10_000, total: 25_000 },
+        { list: 'vessels', written: 20_000, total: 25_000 },
+        { list: 'vessels', written: 25_000, total: 25_000 },
+      ]);
+      assert.equal((await vesselRows()).length, 25_000);
+    });
+
+    it('lists at most 50 problems and counts the rest', async () => {
+      const vessels = Array.from({ length: 60 }, (_, index) => vessel(`SD-${index}`, { crew: -1 }));
+
+      await assert.rejects(sut.import({ vessels }), (error: unknown) => {
+        assert.ok(error instanceof ImportRejectedError);
+        assert.equal(error.problems.length, 60);
+        assert.match(error.message, /\.\.\. and 10 more$/);
+        assert.equal(error.message.split('\n').length, 1 + 50 + 1);
+        return true;
+      });
+    });
+  });
+
   describe('isEmpty', () => {
     it('is true for a fresh database', async () => {
       assert.equal(await sut.isEmpty(), true);

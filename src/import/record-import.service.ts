@@ -7,15 +7,43 @@ import { type NewAsset, TransactionRunner, type VesselRow } from '../database';
 import { FleetRepository } from '../fleet';
 import { ImportAssetDto, ImportVesselDto } from './dto/import-records.dto';
 
+/** Problems listed in the message; the rest are counted, so a wholly wrong file stays readable. */
+const PROBLEMS_SHOWN = 50;
+
 export class ImportRejectedError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Import refused, nothing was written:\n  ${problems.join('\n  ')}`);
+    const hidden = problems.length - PROBLEMS_SHOWN;
+    super(
+      `Import refused, nothing was written:\n  ${problems.slice(0, PROBLEMS_SHOWN).join('\n  ')}` +
+        (hidden > 0 ? `\n  ... and ${hidden} more` : ''),
+    );
   }
 }
 
 export interface ImportSummary {
   assets: number;
   vessels: number;
+}
+
+export interface ImportProgress {
+  list: keyof ImportSummary;
+  written: number;
+  total: number;
+}
+
+/** Rows written between two progress reports. */
+const PROGRESS_CHUNK = 10_000;
+
+async function writeInChunks<Row>(
+  list: keyof ImportSummary,
+  rows: Row[],
+  write: (chunk: Row[]) => Promise<void>,
+  onProgress?: (progress: ImportProgress) => void,
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += PROGRESS_CHUNK) {
+    await write(rows.slice(start, start + PROGRESS_CHUNK));
+    onProgress?.({ list, written: Math.min(start + PROGRESS_CHUNK, rows.length), total: rows.length });
+  }
 }
 
 type RecordClass = new () => object;
@@ -70,7 +98,7 @@ export class RecordImportService {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  async import(file: unknown): Promise<ImportSummary> {
+  async import(file: unknown, onProgress?: (progress: ImportProgress) => void): Promise<ImportSummary> {
     if (typeof file !== 'object' || file === null || Array.isArray(file)) {
       throw new ImportRejectedError(['the file must hold an object { "assets": [...], "vessels": [...] }']);
     }
@@ -86,8 +114,8 @@ export class RecordImportService {
     const assetRows = ((assets ?? []) as ImportAssetDto[]).map(toAssetRow);
     const vesselRows = (vessels ?? []) as VesselRow[];
     await this.transactions.run(async (trx) => {
-      await this.assets.upsertMany(assetRows, trx);
-      await this.fleet.upsertMany(vesselRows, trx);
+      await writeInChunks('assets', assetRows, (chunk) => this.assets.upsertMany(chunk, trx), onProgress);
+      await writeInChunks('vessels', vesselRows, (chunk) => this.fleet.upsertMany(chunk, trx), onProgress);
     });
     return { assets: assetRows.length, vessels: vesselRows.length };
   }

@@ -8,6 +8,7 @@ export const SCRIPTS = {
   server: join(__dirname, '..', '..', 'src', 'main.js'),
   token: join(__dirname, '..', '..', 'src', 'cli', 'token.js'),
   import: join(__dirname, '..', '..', 'src', 'cli', 'import.js'),
+  migrate: join(__dirname, '..', '..', 'src', 'cli', 'migrate.js'),
 };
 
 export interface RunResult {

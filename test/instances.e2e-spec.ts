@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createTestDatabase, type TestDatabase } from './support/databases';
+import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
+import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
+
+const SECRET = 'instances-test-secret-of-at-least-32-chars';
+
+describe('several server processes on one PostgreSQL database', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, () => {
+  let cwd: string;
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  let servers: RunningServer[] = [];
+  let admiral: string;
+
+  const call = (server: RunningServer, path: string, init: RequestInit = {}) =>
+    fetch(`${server.url}${path}`, { ...init, headers: { Authorization: `Bearer ${admiral}`, 'Content-Type': 'application/json', ...init.headers } });
+  const json = async (server: RunningServer, path: string) => (await (await call(server, path)).json()) as { data: any };
+  const decommission = (server: RunningServer, assetId: string) =>
+    call(server, `/v1/assets/${assetId}`, { method: 'DELETE', body: JSON.stringify(DECOMMISSION_BODY) });
+
+  before(async () => {
+    cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-instances-'));
+    database = await createTestDatabase('postgres', cwd);
+    env = { DATABASE_URL: database.url, JWT_SECRET: SECRET, SEED_DEMO: 'false', MIGRATE_ON_START: 'false' };
+
+    const migrated = await runScript(SCRIPTS.migrate, [], { cwd, env });
+    assert.equal(migrated.code, 0, migrated.stderr);
+    const file = join(cwd, 'records.json');
+    writeFileSync(file, JSON.stringify(FIXTURE_RECORDS));
+    const imported = await runScript(SCRIPTS.import, [file], { cwd, env });
+    assert.equal(imported.code, 0, imported.stderr);
+
+    servers = await Promise.all([startServer({ cwd, env }), startServer({ cwd, env })]);
+    admiral = (await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim();
+  });
+  after(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await database.drop();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('starts without migrating when MIGRATE_ON_START=false, on the schema npm run db:migrate made', async () => {
+    for (const server of servers) {
+      assert.equal((await fetch(`${server.url}/health/ready`)).status, 200);
+    }
+  });
+
+  it('shows a decommission through one instance in the other at once: the asset, the asset listing and the audit trail', async () => {
+    const [a, b] = servers;
+    assert.equal((await decommission(a, 'TIE-0001')).status, 200);
+
+    assert.equal((await json(b, '/v1/assets/TIE-0001')).data.status, 'decommissioned');
+    const listed = await json(b, '/v1/assets?status=decommissioned');
+    assert.ok(listed.data.assets.some((asset: { asset_id: string }) => asset.asset_id === 'TIE-0001'));
+    const events = await json(b, '/v1/audit/events?asset_id=TIE-0001');
+    assert.deepEqual(
+      events.data.events.map((e: { outcome: string }) => e.outcome),
+      ['allowed'],
+    );
+    assert.equal((await decommission(b, 'TIE-0001')).status, 404, 'the other instance refuses it as no longer active');
+  });
+
+  it('serves the same fleet listing from both instances', async () => {
+    const [a, b] = servers;
+    for (const query of ['', '?sector=Outer%20Rim&limit=5&page=2']) {
+      assert.deepEqual(await json(a, `/v1/fleet/star-destroyers${query}`), await json(b, `/v1/fleet/star-destroyers${query}`));
+    }
+  });
+
+  it('decommissions exactly once under 50 concurrent DELETEs spread across both instances, each attempt audited', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, async (_, index) => (await decommission(servers[index % 2], 'TIE-0002')).status),
+    );
+    assert.equal(statuses.filter((status) => status === 200).length, 1);
+    assert.equal(statuses.filter((status) => status === 404).length, 49);
+    const events = await json(servers[0], '/v1/audit/events?asset_id=TIE-0002&limit=100');
+    assert.equal(events.data.total_count, 50);
+    assert.equal(events.data.events.filter((e: { outcome: string }) => e.outcome === 'allowed').length, 1);
+    assert.equal((await json(servers[1], '/v1/assets/TIE-0002')).data.status, 'decommissioned');
+  });
+
+  it('lets two instances that both migrate at start-up come up together on a fresh schema', async () => {
+    const fresh = await createTestDatabase('postgres', cwd);
+    const freshEnv = { ...env, DATABASE_URL: fresh.url, MIGRATE_ON_START: 'true' };
+    const pair = await Promise.all([startServer({ cwd, env: freshEnv }), startServer({ cwd, env: freshEnv })]);
+    try {
+      for (const server of pair) {
+        assert.equal((await fetch(`${server.url}/health/ready`)).status, 200);
+      }
+    } finally {
+      await Promise.all(pair.map((server) => server.stop()));
+      await fresh.drop();
+    }
+  });
+});

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DECOMMISSION_BODY } from './support/fixtures';
+import { createTestDatabase, type TestDatabase } from './support/databases';
+import { TcpProxy } from './support/tcp-proxy';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const UNAVAILABLE = { status: 'error', error_code: 'SERVICE_UNAVAILABLE' };
+
+/** Retries until the check passes: a pool reconnects on the next request, not at a fixed moment. */
+async function eventually(check: () => Promise<void>, attempts = 50): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await check();
+    } catch (error) {
+      if (attempt >= attempts) {
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+describe('PostgreSQL unreachable and back', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let t: TestApp;
+  let officer: string;
+
+  before(async () => {
+    database = await createTestDatabase('postgres', '/tmp');
+    const url = new URL(database.url);
+    proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    t = await startTestApp({ engine: 'postgres', env: { DATABASE_URL: url.toString() } });
+    officer = t.bearer('admiral', 7);
+  });
+  after(async () => {
+    await t.close();
+    await proxy.cut();
+    await database.drop();
+  });
+
+  it('is ready while the database answers', async () => {
+    await t.http().get('/health/ready').expect(200, { status: 'success' });
+    await t.http().get('/v1/fleet/star-destroyers').set('Authorization', officer).expect(200);
+  });
+
+  it('fails readiness with 503 and the error body while the database is unreachable', async () => {
+    await proxy.cut();
+    const res = await t.http().get('/health/ready').expect(503);
+    assert.deepEqual(res.body, { status: 'error', message: 'The database is unreachable', error_code: 'SERVICE_UNAVAILABLE' });
+  });
+
+  it('answers requests in that window with 503 SERVICE_UNAVAILABLE, never a 500 or a crash', async () => {
+    for (const request of [
+      () => t.http().get('/v1/fleet/star-destroyers').set('Authorization', officer),
+      () => t.http().get('/v1/assets/TIE-0001').set('Authorization', officer),
+      () => t.http().delete('/v1/assets/TIE-0001').set('Authorization', officer).send(DECOMMISSION_BODY),
+      () => t.http().get('/v1/fleet/star-destroyers'),
+      () => t.http().delete('/v1/assets/TIE-0001').set('Authorization', t.bearer('cadet', 1)).send(DECOMMISSION_BODY),
+    ]) {
+      const res = await request().expect(503);
+      assert.deepEqual({ status: res.body.status, error_code: res.body.error_code }, UNAVAILABLE);
+      assert.doesNotMatch(res.text, /ECONNREFUSED|5432|postgres|\n\s+at /i);
+    }
+    await t.http().get('/health/live').expect(200);
+  });
+
+  it('recovers by itself once the database is back, with nothing half-written', async () => {
+    await proxy.restore();
+    await eventually(async () => {
+      await t.http().get('/health/ready').expect(200);
+    });
+    await t.http().get('/v1/fleet/star-destroyers').set('Authorization', officer).expect(200);
+    const asset = await t.http().get('/v1/assets/TIE-0001').set('Authorization', officer).expect(200);
+    assert.equal(asset.body.data.status, 'active', 'the DELETE during the outage changed nothing');
+    await t.http().delete('/v1/assets/TIE-0001').set('Authorization', officer).send(DECOMMISSION_BODY).expect(200);
+  });
+});
