@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { DECOMMISSION_BODY } from './support/fixtures';
-import { createTestDatabase, type TestDatabase } from './support/databases';
+import { createTestDatabase } from './support/databases';
 import { TcpProxy } from './support/tcp-proxy';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -22,24 +23,22 @@ async function eventually(check: () => Promise<void>, attempts = 50): Promise<vo
 }
 
 describe('PostgreSQL unreachable and back', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, () => {
-  let database: TestDatabase;
   let proxy: TcpProxy;
   let t: TestApp;
   let officer: string;
 
   before(async () => {
-    database = await createTestDatabase('postgres', '/tmp');
+    const database = await createTestDatabase('postgres', tmpdir());
     const url = new URL(database.url);
     proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
     url.hostname = '127.0.0.1';
     url.port = String(proxy.port);
-    t = await startTestApp({ engine: 'postgres', env: { DATABASE_URL: url.toString() } });
+    t = await startTestApp({ engine: 'postgres', database: { url: url.toString(), drop: database.drop } });
     officer = t.bearer('admiral', 7);
   });
   after(async () => {
     await t.close();
     await proxy.cut();
-    await database.drop();
   });
 
   it('is ready while the database answers', async () => {

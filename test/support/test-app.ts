@@ -12,7 +12,7 @@ import { TokenService } from '../../src/auth/token.service';
 import { type AppConfig, loadAppConfig } from '../../src/config';
 import type { DB } from '../../src/database';
 import { RecordImportService } from '../../src/import/record-import.service';
-import { createTestDatabase, type TestEngine } from './databases';
+import { createTestDatabase, type TestDatabase, type TestEngine } from './databases';
 import { FIXTURE_RECORDS } from './fixtures';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
@@ -32,6 +32,8 @@ export interface TestApp {
 export interface TestAppOptions {
   /** SQLite by default; PostgreSQL needs TEST_DATABASE_URL. */
   engine?: TestEngine;
+  /** A database the caller made (reached through a relay, say) instead of a fresh one; dropped on close. */
+  database?: TestDatabase;
   /** Environment variables on top of the test defaults (a fresh database, fixed secret, no demo seed). */
   env?: Record<string, string>;
   /** Records loaded through the import service before the test runs; FIXTURE_RECORDS by default. */
@@ -42,7 +44,7 @@ export interface TestAppOptions {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const engine = options.engine ?? 'sqlite';
   const dir = mkdtempSync(join(tmpdir(), 'fleet-registry-test-'));
-  const database = await createTestDatabase(engine, dir);
+  const database = options.database ?? (await createTestDatabase(engine, dir));
   const config = loadAppConfig(
     {
       DATABASE_URL: database.url,
