@@ -7,3 +7,4 @@ export { BodyErrorInterceptor, deferBodyErrors } from './http/body-errors';
 export { createValidationPipe, describeValidationErrors } from './http/validation.pipe';
 export { ASSET_ID_PATTERN, IsAssetId, IsIntInRange, IsNonBlankString, ToInteger } from './dto/validators';
 export { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from './errors/unavailability';
+export { SuccessEnvelope } from './dto/success-envelope.dto';

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { ASSET_ID_PATTERN, IsAssetId, IsNonBlankString, PageMetaDto, PageQueryDto } from '../../common';
+import { ASSET_ID_PATTERN, IsAssetId, IsNonBlankString, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
 import { ASSET_STATUSES, type AssetStatus } from '../../database';
 
 export const REASON_MAX_LENGTH = 500;
@@ -42,15 +42,9 @@ export class DecommissionedAssetDto {
   authorized_by!: string;
 }
 
-export class DecommissionResponseDto {
-  @ApiProperty({ enum: ['success'] })
-  status!: 'success';
-
+export class DecommissionResponseDto extends SuccessEnvelope(DecommissionedAssetDto) {
   @ApiProperty({ example: 'Asset TIE-0001 decommissioned successfully' })
   message!: string;
-
-  @ApiProperty({ type: DecommissionedAssetDto })
-  data!: DecommissionedAssetDto;
 }
 
 export class AssetDto {
@@ -76,13 +70,7 @@ export class AssetDto {
   authorized_by!: string | null;
 }
 
-export class AssetResponseDto {
-  @ApiProperty({ enum: ['success'] })
-  status!: 'success';
-
-  @ApiProperty({ type: AssetDto })
-  data!: AssetDto;
-}
+export class AssetResponseDto extends SuccessEnvelope(AssetDto) {}
 
 export class ListAssetsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ASSET_STATUSES })
@@ -96,10 +84,4 @@ export class AssetPageDto extends PageMetaDto {
   assets!: AssetDto[];
 }
 
-export class AssetListResponseDto {
-  @ApiProperty({ enum: ['success'] })
-  status!: 'success';
-
-  @ApiProperty({ type: AssetPageDto })
-  data!: AssetPageDto;
-}
+export class AssetListResponseDto extends SuccessEnvelope(AssetPageDto) {}

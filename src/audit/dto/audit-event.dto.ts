@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { ASSET_ID_PATTERN, IsAssetId, PageMetaDto, PageQueryDto } from '../../common';
+import { ASSET_ID_PATTERN, IsAssetId, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
 import { DENIAL_REASONS } from '../audit-entry';
 
 const OUTCOMES = ['allowed', 'denied'] as const;
@@ -60,10 +60,4 @@ export class AuditEventPageDto extends PageMetaDto {
   events!: AuditEventDto[];
 }
 
-export class AuditEventListResponseDto {
-  @ApiProperty({ enum: ['success'] })
-  status!: 'success';
-
-  @ApiProperty({ type: AuditEventPageDto })
-  data!: AuditEventPageDto;
-}
+export class AuditEventListResponseDto extends SuccessEnvelope(AuditEventPageDto) {}

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { PageMetaDto, PageQueryDto } from '../../common';
+import { PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
 import { SECTORS, type Sector } from '../../database';
 
 export class ListVesselsQueryDto extends PageQueryDto {
@@ -41,10 +41,4 @@ export class VesselPageDto extends PageMetaDto {
   vessels!: VesselDto[];
 }
 
-export class VesselListResponseDto {
-  @ApiProperty({ enum: ['success'] })
-  status!: 'success';
-
-  @ApiProperty({ type: VesselPageDto })
-  data!: VesselPageDto;
-}
+export class VesselListResponseDto extends SuccessEnvelope(VesselPageDto) {}
