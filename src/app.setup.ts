@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { assignRequestId, serveApiAlias, deferBodyErrors } from './common';
+import { assignRequestId, deferBodyErrors, serveApiAlias } from './common';
+import { APP_CONFIG, type AppConfig } from './config';
 import { setupSwagger } from './swagger';
 
 export const BODY_LIMIT = '16kb';
@@ -10,6 +11,8 @@ export const BODY_LIMIT = '16kb';
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   app.disable('x-powered-by');
+  // The client address the audit trail records: behind N proxies it is the one the Nth proxy saw.
+  app.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxyHops);
   app.use(assignRequestId);
   app.use(serveApiAlias);
   app.useBodyParser('json', { limit: BODY_LIMIT });

@@ -418,4 +418,24 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
       await rejects('?limit=5&actor=admiral-7', 'actor');
     });
   });
+
+  describe('client address', () => {
+    const forwarded = async (app: TestApp) => {
+      await app.http().get('/v1/fleet/star-destroyers').set('X-Forwarded-For', '203.0.113.7');
+      return (await app.db.selectFrom('audit_events').select('ip').orderBy('id', 'desc').executeTakeFirstOrThrow()).ip;
+    };
+
+    it('records the connecting address and ignores X-Forwarded-For by default', async () => {
+      assert.notEqual(await forwarded(t), '203.0.113.7');
+    });
+
+    it('records the address a trusted proxy forwarded when TRUST_PROXY=1', async () => {
+      const behindProxy = await startTestApp({ engine, env: { TRUST_PROXY: '1' } });
+      try {
+        assert.equal(await forwarded(behindProxy), '203.0.113.7');
+      } finally {
+        await behindProxy.close();
+      }
+    });
+  });
 });

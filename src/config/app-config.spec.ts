@@ -34,6 +34,7 @@ describe('loadAppConfig', () => {
       migrateOnStart: true,
       jwt: { secret: undefined, issuer: undefined, audience: undefined },
       seedDemo: true,
+      trustProxyHops: 0,
     };
 
     assert.deepEqual(load({}), expected);
@@ -89,6 +90,16 @@ describe('loadAppConfig', () => {
       assert.deepEqual(load({ DATABASE_URL: url, DATABASE_POOL_SIZE: '25' }).database, { dialect: 'postgres', url, poolSize: 25 });
       for (const size of ['0', '101', 'many', '2.5']) {
         refuses({ DATABASE_URL: url, DATABASE_POOL_SIZE: size }, 'DATABASE_POOL_SIZE');
+      }
+    });
+  });
+
+  describe('TRUST_PROXY', () => {
+    it('trusts no proxy by default and up to 10 hops when told', () => {
+      assert.equal(load({}).trustProxyHops, 0);
+      assert.equal(load({ TRUST_PROXY: '2' }).trustProxyHops, 2);
+      for (const value of ['11', '-1', 'yes']) {
+        refuses({ TRUST_PROXY: value }, 'TRUST_PROXY');
       }
     });
   });

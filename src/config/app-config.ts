@@ -27,6 +27,8 @@ export interface AppConfig {
   migrateOnStart: boolean;
   jwt: { secret?: string; issuer?: string; audience?: string };
   seedDemo: boolean;
+  /** Proxies (load balancers) in front of the service whose X-Forwarded-For is believed; 0: none. */
+  trustProxyHops: number;
 }
 
 export class ConfigurationError extends Error {}
@@ -71,6 +73,11 @@ class EnvironmentVariables {
   @IsOptional()
   @IsIn(['true', 'false'])
   SEED_DEMO?: string;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(0, 10)
+  TRUST_PROXY?: number;
 }
 
 function databaseLocation(vars: EnvironmentVariables, dataDir: string, cwd: string): DatabaseLocation {
@@ -106,5 +113,6 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     migrateOnStart: vars.MIGRATE_ON_START !== 'false',
     jwt: { secret: vars.JWT_SECRET, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
     seedDemo: vars.SEED_DEMO !== 'false',
+    trustProxyHops: vars.TRUST_PROXY ?? 0,
   };
 }
