@@ -54,6 +54,10 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Get a token with `npm run token -- --sub <officer> --clearance <0-10>` and paste it under Authorize.',
     )
     .setVersion('1')
+    .addTag('fleet', "The fleet's vessels")
+    .addTag('assets', 'Vehicles, equipment and facilities, and their decommissioning')
+    .addTag('audit', 'Every decommission attempt and every refused token')
+    .addTag('health', 'Liveness and readiness, for load balancers and orchestrators')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
     .addSecurityRequirements('bearer')
     .build();
