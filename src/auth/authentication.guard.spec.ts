@@ -6,8 +6,8 @@ import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { JwtService } from '@nestjs/jwt';
 import type { Request } from 'express';
-import type { AuditService } from '../audit';
 import type { AuditEntry } from '../audit/audit-entry';
+import { recordingAuditService } from '../audit/audit.testing';
 import { UnauthenticatedError } from '../common';
 import { Public } from './auth.decorators';
 import { AuthenticationGuard } from './authentication.guard';
@@ -67,13 +67,9 @@ describe('AuthenticationGuard', () => {
   let sut: AuthenticationGuard;
 
   beforeEach(() => {
-    calls = [];
-    const audit = {
-      record: async (entry: AuditEntry) => {
-        calls.push(entry);
-      },
-    } as unknown as AuditService;
-    sut = new AuthenticationGuard(new Reflector(), tokens, audit);
+    const recording = recordingAuditService();
+    calls = recording.entries;
+    sut = new AuthenticationGuard(new Reflector(), tokens, recording.audit);
   });
 
   /** Asserts the guard refuses with 401 and the given message. */

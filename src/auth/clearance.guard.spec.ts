@@ -6,8 +6,8 @@ import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { Request } from 'express';
 import { AssetAccessDeniedError } from '../assets/assets.errors';
-import type { AuditService } from '../audit';
 import type { AuditEntry } from '../audit/audit-entry';
+import { recordingAuditService } from '../audit/audit.testing';
 import { ForbiddenError, UnauthenticatedError } from '../common';
 import { RequiresClearance } from './auth.decorators';
 import type { AuthenticatedOfficer } from './officer';
@@ -55,13 +55,9 @@ describe('ClearanceGuard', () => {
   let sut: ClearanceGuard;
 
   beforeEach(() => {
-    calls = [];
-    const audit = {
-      record: async (entry: AuditEntry) => {
-        calls.push(entry);
-      },
-    } as unknown as AuditService;
-    sut = new ClearanceGuard(new Reflector(), audit);
+    const recording = recordingAuditService();
+    calls = recording.entries;
+    sut = new ClearanceGuard(new Reflector(), recording.audit);
   });
 
   it('lets a route without a clearance requirement through, even without an officer, and records nothing', async () => {
