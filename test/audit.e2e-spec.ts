@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DECOMMISSION_BODY } from './support/fixtures';
+import { countRows } from '../src/database';
 import { describeEachDatabase } from './support/databases';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -50,12 +51,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
   };
   const clearEvents = () => t.db.deleteFrom('audit_events').execute();
   const lastEvent = () => t.db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
-  const eventCount = () =>
-    t.db
-      .selectFrom('audit_events')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow()
-      .then(({ n }) => Number(n));
+  const eventCount = () => countRows(t.db, 'audit_events');
 
   before(async () => {
     t = await startTestApp({ engine });

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import jwt from 'jsonwebtoken';
 import type { Test } from 'supertest';
 import { DECOMMISSION_BODY } from './support/fixtures';
+import { countRows } from '../src/database';
 import { describeEachDatabase } from './support/databases';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
 
@@ -35,12 +36,7 @@ async function expectRefused(
   send: () => Test,
   expected: { reason: Reason; method: string; path: string; assetId?: string | null },
 ): Promise<void> {
-  const count = () =>
-    t.db
-      .selectFrom('audit_events')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow()
-      .then(({ n }) => Number(n));
+  const count = () => countRows(t.db, 'audit_events');
   const maxId = await t.db
     .selectFrom('audit_events')
     .select((eb) => eb.fn.max('id').as('id'))
@@ -238,12 +234,7 @@ describeEachDatabase('bearer-token authentication', (engine) => {
   });
 
   describe('routes that need no token', () => {
-    const eventCount = () =>
-      t.db
-        .selectFrom('audit_events')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow()
-        .then(({ n }) => Number(n));
+    const eventCount = () => countRows(t.db, 'audit_events');
 
     it('answers /health/live and /health/ready with 200 {status: "success"} and records nothing', async () => {
       const countBefore = await eventCount();

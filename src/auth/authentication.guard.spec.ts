@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { createSecretKey } from 'node:crypto';
 import { beforeEach, describe, it } from 'node:test';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
@@ -11,17 +10,13 @@ import { recordingAuditService } from '../audit/audit.testing';
 import { UnauthenticatedError } from '../common';
 import { Public } from './auth.decorators';
 import { AuthenticationGuard } from './authentication.guard';
-import { JWT_ALGORITHM } from './token.module';
+import { jwtOptions } from './token.module';
 import { TokenService } from './token.service';
 
 const SECRET = 'unit-test-secret-that-is-at-least-32-characters';
 
 function jwtService(secret = SECRET): JwtService {
-  return new JwtService({
-    secret: createSecretKey(Buffer.from(secret, 'utf8')),
-    signOptions: { algorithm: JWT_ALGORITHM },
-    verifyOptions: { algorithms: [JWT_ALGORITHM] },
-  });
+  return new JwtService(jwtOptions(secret));
 }
 
 class Probe {

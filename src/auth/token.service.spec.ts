@@ -1,20 +1,15 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { createSecretKey } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { JwtService } from '@nestjs/jwt';
-import { JWT_ALGORITHM } from './token.module';
+import { jwtOptions } from './token.module';
 import { TokenRejectedError, TokenService } from './token.service';
 
 const SECRET = 'unit-test-secret-that-is-at-least-32-characters';
 
 /** A JwtService configured as TokenModule configures it. */
 function jwtService(secret = SECRET): JwtService {
-  return new JwtService({
-    secret: createSecretKey(Buffer.from(secret, 'utf8')),
-    signOptions: { algorithm: JWT_ALGORITHM },
-    verifyOptions: { algorithms: [JWT_ALGORITHM] },
-  });
+  return new JwtService(jwtOptions(secret));
 }
 
 const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
