@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BadRequestException, NotFoundException } from '@nestjs/common';
+import { BadRequestException, GatewayTimeoutException, HttpException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { ResourceNotFoundError, UnauthenticatedError } from '../errors/api-error';
 import { ApiExceptionFilter } from './api-exception.filter';
@@ -60,6 +60,22 @@ describe('ApiExceptionFilter', () => {
     sut.catch(new Error('SELECT * FROM vessels failed at /srv/app.js:10'), host);
     assert.equal(sent.status, 500);
     assert.deepEqual(sent.body, { status: 'error', message: 'Internal server error', error_code: 'INTERNAL_ERROR' });
+  });
+
+  it("keeps the status of Nest's own 5xx exceptions, with a stable code and none of their message", () => {
+    const cases = [
+      [new ServiceUnavailableException('pool drained at db.internal'), 503, 'SERVICE_UNAVAILABLE'],
+      [new GatewayTimeoutException('upstream 10.0.0.7 timed out'), 504, 'GATEWAY_TIMEOUT'],
+      [new HttpException('teapot on fire', 507), 507, 'INTERNAL_ERROR'],
+    ] as const;
+    for (const [exception, status, code] of cases) {
+      const sut = new ApiExceptionFilter();
+      const { host, sent } = captureResponse();
+      sut.catch(exception, host);
+      assert.equal(sent.status, status);
+      assert.equal((sent.body as { error_code: string }).error_code, code);
+      assert.doesNotMatch((sent.body as { message: string }).message, /db\.internal|10\.0\.0\.7|teapot/);
+    }
   });
 
   it('answers 503 SERVICE_UNAVAILABLE when the unavailability check recognises the error', () => {

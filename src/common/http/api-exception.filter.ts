@@ -13,7 +13,20 @@ const CODE_BY_STATUS: Partial<Record<number, string>> = {
   [HttpStatus.METHOD_NOT_ALLOWED]: 'METHOD_NOT_ALLOWED',
   [HttpStatus.PAYLOAD_TOO_LARGE]: 'PAYLOAD_TOO_LARGE',
   [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: 'UNSUPPORTED_MEDIA_TYPE',
+  [HttpStatus.TOO_MANY_REQUESTS]: 'RATE_LIMITED',
+  [HttpStatus.SERVICE_UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
+  [HttpStatus.GATEWAY_TIMEOUT]: 'GATEWAY_TIMEOUT',
 };
+
+interface DescribedError {
+  status: number;
+  body: ErrorResponseDto;
+  headers: Readonly<Record<string, string>>;
+}
+
+function described(status: number, message: string, errorCode: string, headers: Readonly<Record<string, string>> = {}): DescribedError {
+  return { status, body: { status: 'error', message, error_code: errorCode }, headers };
+}
 
 /** The one place where any failure becomes the spec's error body. */
 @Catch()
@@ -31,36 +44,25 @@ export class ApiExceptionFilter implements ExceptionFilter {
     response.status(status).set(headers).json(body);
   }
 
-  private describe(exception: unknown): {
-    status: number;
-    body: ErrorResponseDto;
-    headers: Readonly<Record<string, string>>;
-  } {
+  private describe(exception: unknown): DescribedError {
     if (!(exception instanceof ApiError) && this.isUnavailable(exception)) {
       this.logger.warn(`database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
       return this.describe(new ServiceUnavailableError('The service is temporarily unavailable'));
     }
     if (exception instanceof ApiError) {
-      return {
-        status: exception.status,
-        body: { status: 'error', message: exception.message, error_code: exception.errorCode },
-        headers: exception.headers,
-      };
+      return described(exception.status, exception.message, exception.errorCode, exception.headers);
     }
     if (exception instanceof HttpException && exception.getStatus() < 500) {
       const status = exception.getStatus();
       const message = exception instanceof NotFoundException ? 'Route not found' : exception.message;
-      return {
-        status,
-        body: { status: 'error', message, error_code: CODE_BY_STATUS[status] ?? 'REQUEST_REJECTED' },
-        headers: {},
-      };
+      return described(status, message, CODE_BY_STATUS[status] ?? 'REQUEST_REJECTED');
     }
     this.logger.error(exception instanceof Error ? exception.stack : String(exception));
-    return {
-      status: HttpStatus.INTERNAL_SERVER_ERROR,
-      body: { status: 'error', message: 'Internal server error', error_code: 'INTERNAL_ERROR' },
-      headers: {},
-    };
+    // A server-side HttpException keeps its status (a 503 stays a 503), never its message.
+    const status = exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;
+    const code = CODE_BY_STATUS[status];
+    return code
+      ? described(status, 'The service cannot answer this request right now', code)
+      : described(status, 'Internal server error', 'INTERNAL_ERROR');
   }
 }
