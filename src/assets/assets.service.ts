@@ -1,22 +1,10 @@
-import { HttpStatus, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AUDIT_ACTIONS, AuditActor, AuditService, RequestOrigin } from '../audit';
 import { pageMeta, pageOffset, ResourceNotFoundError } from '../common';
-import { type AssetRow, TransactionRunner } from '../database';
+import { TransactionRunner } from '../database';
 import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsRepository } from './assets.repository';
 import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetDto, ListAssetsQueryDto } from './dto/asset.dto';
-
-function toAssetDto(row: AssetRow): AssetDto {
-  return {
-    asset_id: row.asset_id,
-    asset_type: row.asset_type,
-    former_pilot: row.former_pilot,
-    status: row.status,
-    decommission_reason: row.decommission_reason,
-    decommissioned_at: row.decommissioned_at,
-    authorized_by: row.authorized_by,
-  };
-}
 
 @Injectable()
 export class AssetsService {
@@ -51,14 +39,9 @@ export class AssetsService {
     });
     if (!decommissioned) {
       await this.audit.record({ ...event, outcome: 'denied', reason: 'ASSET_NOT_FOUND' });
-      throw new AssetAccessDeniedError(HttpStatus.NOT_FOUND);
+      throw AssetAccessDeniedError.notFound();
     }
-    return {
-      asset_id: decommissioned.asset_id,
-      asset_type: decommissioned.asset_type,
-      former_pilot: decommissioned.former_pilot,
-      ...record,
-    };
+    return decommissioned;
   }
 
   async findOne(assetId: string): Promise<AssetDto> {
@@ -66,11 +49,11 @@ export class AssetsService {
     if (!row) {
       throw new ResourceNotFoundError('ASSET_NOT_FOUND', `Asset ${assetId} not found`);
     }
-    return toAssetDto(row);
+    return row;
   }
 
   async list(query: ListAssetsQueryDto): Promise<AssetPageDto> {
     const { rows, total } = await this.assets.findPage(query.status, query.limit, pageOffset(query));
-    return { assets: rows.map(toAssetDto), ...pageMeta(query, total) };
+    return { assets: rows, ...pageMeta(query, total) };
   }
 }
