@@ -7,8 +7,8 @@ import { ApiExceptionFilter, BodyErrorInterceptor, createValidationPipe } from '
 import { type AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database';
 import { FleetModule } from './fleet';
-import { HealthModule } from './health/health.module';
-import { ImportModule } from './import/import.module';
+import { HealthModule } from './health';
+import { ImportModule } from './import';
 
 @Module({})
 export class AppModule {

@@ -24,7 +24,7 @@ export class AssetsController {
   @HttpCode(HttpStatus.OK)
   @RequiresClearance(7, {
     action: AUDIT_ACTIONS.decommission,
-    deniedError: () => new AssetAccessDeniedError(HttpStatus.FORBIDDEN),
+    deniedError: AssetAccessDeniedError.forbidden,
   })
   @ApiOperation({
     summary: 'Decommission an asset (clearance 7 or higher)',

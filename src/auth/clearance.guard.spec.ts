@@ -1,14 +1,13 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
-import { HttpStatus } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { Request } from 'express';
 import { AssetAccessDeniedError } from '../assets/assets.errors';
 import type { AuditEntry } from '../audit/audit-entry';
 import { recordingAuditService } from '../audit/audit.testing';
-import { ForbiddenError, UnauthenticatedError } from '../common';
+import { ClearanceInsufficientError, UnauthenticatedError } from '../common';
 import { RequiresClearance } from './auth.decorators';
 import type { AuthenticatedOfficer } from './officer';
 import { ClearanceGuard } from './clearance.guard';
@@ -19,7 +18,7 @@ class Probe {
 
   @RequiresClearance(7, {
     action: 'asset.decommission',
-    deniedError: () => new AssetAccessDeniedError(HttpStatus.FORBIDDEN),
+    deniedError: AssetAccessDeniedError.forbidden,
   })
   decommission(this: void): void {}
 
@@ -69,7 +68,7 @@ describe('ClearanceGuard', () => {
     const request = fakeRequest({ id: 'lieutenant-6', clearance: 6 }, { asset_id: 'TIE-0001' });
 
     await assert.rejects(sut.canActivate(contextFor(request, Probe.prototype.readAudit)), (error: unknown) => {
-      assert.ok(error instanceof ForbiddenError, `expected ForbiddenError, got ${String(error)}`);
+      assert.ok(error instanceof ClearanceInsufficientError, `expected ClearanceInsufficientError, got ${String(error)}`);
       assert.equal(error.status, 403);
       assert.equal(error.errorCode, 'CLEARANCE_INSUFFICIENT');
       assert.equal(error.message, 'Clearance level 7 or higher is required');
@@ -125,7 +124,7 @@ describe('ClearanceGuard', () => {
   it('applies a controller-level requirement to its handlers', async () => {
     const request = fakeRequest({ id: 'sergeant-4', clearance: 4 });
 
-    await assert.rejects(sut.canActivate(contextFor(request, ClassProbe.prototype.inherited, ClassProbe)), ForbiddenError);
+    await assert.rejects(sut.canActivate(contextFor(request, ClassProbe.prototype.inherited, ClassProbe)), ClearanceInsufficientError);
     assert.equal(
       await sut.canActivate(contextFor(fakeRequest({ id: 'major-5', clearance: 5 }), ClassProbe.prototype.inherited, ClassProbe)),
       true,
@@ -140,7 +139,7 @@ describe('ClearanceGuard', () => {
     const request = fakeRequest({ id: 'colonel-8', clearance: 8 });
 
     await assert.rejects(sut.canActivate(contextFor(request, ClassProbe.prototype.overridden, ClassProbe)), (error: unknown) => {
-      assert.ok(error instanceof ForbiddenError);
+      assert.ok(error instanceof ClearanceInsufficientError);
       assert.equal(error.message, 'Clearance level 9 or higher is required');
       return true;
     });

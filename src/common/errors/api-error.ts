@@ -21,7 +21,7 @@ export class UnauthenticatedError extends ApiError {
   override readonly headers = { 'WWW-Authenticate': 'Bearer' };
 }
 
-export class ForbiddenError extends ApiError {
+export class ClearanceInsufficientError extends ApiError {
   readonly status = HttpStatus.FORBIDDEN;
   readonly errorCode = 'CLEARANCE_INSUFFICIENT';
 }
