@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AssetsModule } from './assets';
 import { AuditModule } from './audit';
-import { AuthModule } from './auth/auth.module';
+import { AuthModule } from './auth';
 import { ApiExceptionFilter, BodyErrorInterceptor, createValidationPipe } from './common';
 import { type AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database';

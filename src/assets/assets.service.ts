@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AUDIT_ACTIONS, AuditActor, AuditService, RequestOrigin } from '../audit';
-import { pageMeta, pageOffset, ResourceNotFoundError } from '../common';
+import { AuditService } from '../audit';
+import { type Actor, AUDIT_ACTIONS, pageMeta, pageOffset, type RequestOrigin, ResourceNotFoundError } from '../common';
 import { TransactionRunner } from '../database';
 import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsRepository } from './assets.repository';
@@ -16,15 +16,15 @@ export class AssetsService {
 
   /**
    * The asset leaves the active records and its audit event is written in the same transaction;
-   * an asset that is missing or already decommissioned is refused and the refusal recorded.
+   * an asset that is missing or already decommissioned is refused with a denial, recorded where it is answered.
    */
   async decommission(
     assetId: string,
     request: DecommissionAssetDto,
-    officer: AuditActor,
+    officer: Actor,
     origin: RequestOrigin,
   ): Promise<DecommissionedAssetDto> {
-    const event = { action: AUDIT_ACTIONS.decommission, actor: officer, assetId, origin };
+    const action = AUDIT_ACTIONS.decommission;
     const record = {
       decommission_reason: request.reason,
       authorized_by: request.authorized_by,
@@ -33,13 +33,12 @@ export class AssetsService {
     const decommissioned = await this.transactions.run(async (trx) => {
       const row = await this.assets.decommission(assetId, record, trx);
       if (row) {
-        await this.audit.record({ ...event, outcome: 'allowed' }, trx);
+        await this.audit.record({ action, outcome: 'allowed', actor: officer, origin }, trx);
       }
       return row;
     });
     if (!decommissioned) {
-      await this.audit.record({ ...event, outcome: 'denied', reason: 'ASSET_NOT_FOUND' });
-      throw AssetAccessDeniedError.notFound();
+      throw AssetAccessDeniedError.notFound().deniedAs({ action, reason: 'ASSET_NOT_FOUND', actor: officer });
     }
     return decommissioned;
   }

@@ -1,3 +1,4 @@
+export { AuthModule } from './auth.module';
 export { CurrentOfficer, Public, RequiresClearance } from './auth.decorators';
 export type { AuthenticatedOfficer } from './officer';
 export { TokenModule } from './token.module';

@@ -1,8 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, NotFoundException, Optional } from '@nestjs/common';
-import type { Response } from 'express';
-import { ApiError, ServiceUnavailableError } from '../errors/api-error';
-import { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../errors/unavailability';
+import type { Request, Response } from 'express';
 import type { ErrorResponseDto } from '../dto/error-response.dto';
+import { ApiError, ServiceUnavailableError } from '../errors/api-error';
+import { DENIAL_RECORDER, type DenialRecorder } from '../errors/denial-recorder';
+import { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../errors/unavailability';
+import { requestOrigin } from './request-origin';
 
 /** Codes for errors Nest or Express raise themselves (unknown route, bad URI encoding). */
 const CODE_BY_STATUS: Partial<Record<number, string>> = {
@@ -28,20 +30,46 @@ function described(status: number, message: string, errorCode: string, headers: 
   return { status, body: { status: 'error', message, error_code: errorCode }, headers };
 }
 
-/** The one place where any failure becomes the spec's error body. */
+/**
+ * The one place where any failure becomes the spec's error body, and where every denial is recorded:
+ * guards run before interceptors, so only the filter layer sees the refusals of guards, pipes and
+ * services alike.
+ */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
-  constructor(@Optional() @Inject(UNAVAILABILITY_CHECK) private readonly isUnavailable: UnavailabilityCheck = () => false) {}
+  constructor(
+    @Optional() @Inject(UNAVAILABILITY_CHECK) private readonly isUnavailable: UnavailabilityCheck = () => false,
+    @Optional() @Inject(DENIAL_RECORDER) private readonly denials?: DenialRecorder,
+  ) {}
 
-  catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
-    const { status, body, headers } = this.describe(exception);
+  async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
+    const http = host.switchToHttp();
+    const answer = await this.recordDenial(exception, http.getRequest<Request>());
+    const response = http.getResponse<Response>();
+    const { status, body, headers } = this.describe(answer);
     if (response.headersSent) {
       return;
     }
     response.status(status).set(headers).json(body);
+  }
+
+  /** Records a denial before it is answered; a denial that cannot be recorded is never answered as one. */
+  private async recordDenial(exception: unknown, request: Request): Promise<unknown> {
+    if (!(exception instanceof ApiError) || !exception.denial || !this.denials) {
+      return exception;
+    }
+    try {
+      await this.denials.recordDenial(exception.denial, requestOrigin(request));
+      return exception;
+    } catch (failure) {
+      if (failure instanceof ApiError) {
+        return failure;
+      }
+      this.logger.error(`audit trail not written, answering 503: ${failure instanceof Error ? failure.message : String(failure)}`);
+      return new ServiceUnavailableError('The service is temporarily unavailable');
+    }
   }
 
   private describe(exception: unknown): DescribedError {
