@@ -6,7 +6,7 @@ import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-hos
 import { JwtService } from '@nestjs/jwt';
 import type { Request } from 'express';
 import type { AuditEntry } from '../audit/audit-entry';
-import { recordingAuditService } from '../audit/audit.testing';
+import { recordingAuditService } from '../../test/support/recording-audit-service';
 import { UnauthenticatedError } from '../common';
 import { Public } from './auth.decorators';
 import { AuthenticationGuard } from './authentication.guard';

@@ -6,7 +6,7 @@ import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-hos
 import type { Request } from 'express';
 import { AssetAccessDeniedError } from '../assets/assets.errors';
 import type { AuditEntry } from '../audit/audit-entry';
-import { recordingAuditService } from '../audit/audit.testing';
+import { recordingAuditService } from '../../test/support/recording-audit-service';
 import { ClearanceInsufficientError, UnauthenticatedError } from '../common';
 import { RequiresClearance } from './auth.decorators';
 import type { AuthenticatedOfficer } from './officer';

@@ -1,5 +1,5 @@
-import type { AuditEntry } from './audit-entry';
-import type { AuditService } from './audit.service';
+import type { AuditEntry } from '../../src/audit/audit-entry';
+import type { AuditService } from '../../src/audit/audit.service';
 
 /** For unit tests of code that audits: an AuditService that keeps the entries it is given. */
 export function recordingAuditService(): { audit: AuditService; entries: AuditEntry[] } {
