@@ -9,6 +9,7 @@ import { DatabaseModule } from './database';
 import { FleetModule } from './fleet';
 import { HealthModule } from './health';
 import { ImportModule } from './import';
+import { RateLimitModule } from './rate-limit';
 
 @Module({})
 export class AppModule {
@@ -18,6 +19,8 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
+        // Its guard is registered first, so a flood is refused before any token is checked.
+        RateLimitModule,
         AuthModule,
         AuditModule,
         FleetModule,

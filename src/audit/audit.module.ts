@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { DENIAL_RECORDER } from '../common';
+import { RateLimitModule } from '../rate-limit';
 import { AuditController } from './audit.controller';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 
 @Module({
+  imports: [RateLimitModule],
   controllers: [AuditController],
   providers: [AuditRepository, AuditService, { provide: DENIAL_RECORDER, useExisting: AuditService }],
   exports: [AuditService, DENIAL_RECORDER],

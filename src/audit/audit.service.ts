@@ -1,7 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { type Denial, type DenialRecorder, pageMeta, pageOffset, type RequestOrigin, ServiceUnavailableError } from '../common';
+import {
+  type Denial,
+  type DenialRecorder,
+  pageMeta,
+  pageOffset,
+  RateLimitedError,
+  type RequestOrigin,
+  ServiceUnavailableError,
+} from '../common';
 import type { DB, NewAuditEvent } from '../database';
+import { DenialLimiter } from '../rate-limit';
 import type { AuditEntry } from './audit-entry';
 import { AuditRepository } from './audit.repository';
 import type { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
@@ -28,7 +37,10 @@ function toEventRow({ action, outcome, reason, actor, origin }: AuditEntry): New
 export class AuditService implements DenialRecorder {
   private readonly logger = new Logger('Audit');
 
-  constructor(private readonly repository: AuditRepository) {}
+  constructor(
+    private readonly repository: AuditRepository,
+    private readonly limiter: DenialLimiter,
+  ) {}
 
   /**
    * Pass the transaction when the event must commit together with the change it records. A write that
@@ -43,11 +55,23 @@ export class AuditService implements DenialRecorder {
     }
   }
 
+  /**
+   * A client past its denial limit is answered 429 instead, and only its first 429 of the window is
+   * recorded (reason RATE_LIMITED), so a flood adds a bounded number of rows.
+   */
   async recordDenial(denial: Denial, origin: RequestOrigin): Promise<void> {
     this.logger.warn(
       `denied ${denial.action} (${denial.reason}) actor=${denial.actor?.id ?? '-'} ${origin.method} ${origin.path} request=${origin.requestId}`,
     );
-    await this.record({ ...denial, outcome: 'denied', origin });
+    const verdict = await this.limiter.count(origin.ip ?? 'unknown');
+    if (!verdict.limited) {
+      await this.record({ ...denial, outcome: 'denied', origin });
+      return;
+    }
+    if (verdict.firstInWindow) {
+      await this.record({ ...denial, reason: 'RATE_LIMITED', outcome: 'denied', origin });
+    }
+    throw new RateLimitedError(verdict.retryAfterSeconds);
   }
 
   async list(query: ListAuditEventsQueryDto): Promise<AuditEventPageDto> {

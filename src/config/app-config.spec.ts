@@ -35,6 +35,7 @@ describe('loadAppConfig', () => {
       jwt: { secret: undefined, issuer: undefined, audience: undefined },
       seedDemo: true,
       trustProxyHops: 0,
+      rateLimit: { enabled: true, requestsPerMinute: 1_200, denialsPerMinute: 30, redisUrl: undefined },
     };
 
     assert.deepEqual(load({}), expected);
@@ -101,6 +102,24 @@ describe('loadAppConfig', () => {
       for (const value of ['11', '-1', 'yes']) {
         refuses({ TRUST_PROXY: value }, 'TRUST_PROXY');
       }
+    });
+  });
+
+  describe('rate limits', () => {
+    it('limits by default, with counts a minute and Redis when REDIS_URL names one', () => {
+      const sut = load({ RATE_LIMIT_REQUESTS_PER_MINUTE: '50', RATE_LIMIT_DENIALS_PER_MINUTE: '5', REDIS_URL: 'redis://127.0.0.1:6379' });
+
+      assert.deepEqual(sut.rateLimit, { enabled: true, requestsPerMinute: 50, denialsPerMinute: 5, redisUrl: 'redis://127.0.0.1:6379' });
+      assert.equal(load({ RATE_LIMIT_ENABLED: 'false' }).rateLimit.enabled, false);
+    });
+
+    it('refuses counts that are not positive integers and a REDIS_URL that is not redis://', () => {
+      for (const value of ['0', '-5', '1.5', 'lots']) {
+        refuses({ RATE_LIMIT_REQUESTS_PER_MINUTE: value }, 'RATE_LIMIT_REQUESTS_PER_MINUTE');
+        refuses({ RATE_LIMIT_DENIALS_PER_MINUTE: value }, 'RATE_LIMIT_DENIALS_PER_MINUTE');
+      }
+      refuses({ RATE_LIMIT_ENABLED: 'no' }, 'RATE_LIMIT_ENABLED');
+      refuses({ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL');
     });
   });
 

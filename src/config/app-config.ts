@@ -29,6 +29,17 @@ export interface AppConfig {
   seedDemo: boolean;
   /** Proxies (load balancers) in front of the service whose X-Forwarded-For is believed; 0: none. */
   trustProxyHops: number;
+  rateLimit: RateLimitConfig;
+}
+
+export interface RateLimitConfig {
+  enabled: boolean;
+  /** Requests of any kind one client may send a minute. */
+  requestsPerMinute: number;
+  /** Refused requests (failed authentication, denied decommissions, ...) one client may make a minute. */
+  denialsPerMinute: number;
+  /** Counters live here when set, shared by every instance; otherwise in each instance's memory. */
+  redisUrl?: string;
 }
 
 export class ConfigurationError extends Error {}
@@ -78,6 +89,24 @@ class EnvironmentVariables {
   @ToInteger()
   @IsIntInRange(0, 10)
   TRUST_PROXY?: number;
+
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  RATE_LIMIT_ENABLED?: string;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1, 1_000_000)
+  RATE_LIMIT_REQUESTS_PER_MINUTE?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1, 1_000_000)
+  RATE_LIMIT_DENIALS_PER_MINUTE?: number;
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must look like redis://host:6379' })
+  REDIS_URL?: string;
 }
 
 function databaseLocation(vars: EnvironmentVariables, dataDir: string, cwd: string): DatabaseLocation {
@@ -114,5 +143,11 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     jwt: { secret: vars.JWT_SECRET, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
     seedDemo: vars.SEED_DEMO !== 'false',
     trustProxyHops: vars.TRUST_PROXY ?? 0,
+    rateLimit: {
+      enabled: vars.RATE_LIMIT_ENABLED !== 'false',
+      requestsPerMinute: vars.RATE_LIMIT_REQUESTS_PER_MINUTE ?? 1_200,
+      denialsPerMinute: vars.RATE_LIMIT_DENIALS_PER_MINUTE ?? 30,
+      redisUrl: vars.REDIS_URL,
+    },
   };
 }

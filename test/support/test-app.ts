@@ -50,6 +50,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       DATABASE_URL: database.url,
       JWT_SECRET: TEST_JWT_SECRET,
       SEED_DEMO: 'false',
+      // Suites send many refused requests from one address; test/rate-limit.e2e-spec.ts turns limits on.
+      RATE_LIMIT_ENABLED: 'false',
       ...options.env,
     },
     dir,

@@ -54,13 +54,15 @@ export class ServiceUnavailableError extends ApiError {
   readonly errorCode = 'SERVICE_UNAVAILABLE';
 }
 
+export const RATE_LIMITED_MESSAGE = 'Too many requests; retry later';
+
 export class RateLimitedError extends ApiError {
   readonly status = HttpStatus.TOO_MANY_REQUESTS;
   readonly errorCode = 'RATE_LIMITED';
   override readonly headers: Readonly<Record<string, string>>;
 
   constructor(retryAfterSeconds: number) {
-    super('Too many requests; retry later');
+    super(RATE_LIMITED_MESSAGE);
     this.headers = { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) };
   }
 }

@@ -1,0 +1,34 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
+import { APP_CONFIG, type AppConfig } from '../config';
+
+export const MINUTE_MS = 60_000;
+
+export type DenialVerdict = { limited: false } | { limited: true; retryAfterSeconds: number; firstInWindow: boolean };
+
+/**
+ * Counts refused requests per client, much more tightly than requests in general: past the limit a
+ * client is refused with 429 for the rest of the window. `firstInWindow` marks the first such
+ * refusal, so the audit trail records a flood once rather than row by row.
+ */
+@Injectable()
+export class DenialLimiter {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectThrottlerStorage() private readonly counters: ThrottlerStorage,
+  ) {}
+
+  async count(client: string): Promise<DenialVerdict> {
+    const { enabled, denialsPerMinute } = this.config.rateLimit;
+    if (!enabled) {
+      return { limited: false };
+    }
+    const denials = await this.counters.increment(`denials:${client}`, MINUTE_MS, denialsPerMinute, MINUTE_MS, 'denials');
+    if (!denials.isBlocked) {
+      return { limited: false };
+    }
+    const window = Math.max(1, denials.timeToBlockExpire) * 1000;
+    const notice = await this.counters.increment(`denials-noticed:${client}`, window, 1, window, 'denials-noticed');
+    return { limited: true, retryAfterSeconds: denials.timeToBlockExpire, firstInWindow: !notice.isBlocked };
+  }
+}

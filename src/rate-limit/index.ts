@@ -1,0 +1,2 @@
+export { DenialLimiter, type DenialVerdict } from './denial-limiter';
+export { RateLimitModule } from './rate-limit.module';
