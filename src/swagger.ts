@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ErrorResponseDto } from './common';
+import { ErrorResponseDto, RATE_LIMITED_MESSAGE } from './common';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const ERROR_BODY = { $ref: '#/components/schemas/ErrorResponseDto' };
@@ -18,7 +18,7 @@ const REQUEST_ID_HEADER = {
 };
 
 /**
- * Said once here rather than on each handler: every route that needs a token can answer 401,
+ * Said once here rather than on each handler: every route that needs a token can answer 401 and 429,
  * any route 500, and every response carries X-Request-Id.
  */
 function addCommonResponses(document: OpenAPIObject): void {
@@ -33,6 +33,10 @@ function addCommonResponses(document: OpenAPIObject): void {
         operation.responses['401'] = {
           ...errorResponse('Missing, invalid or expired bearer token (UNAUTHENTICATED)', 'UNAUTHENTICATED', 'A bearer token is required'),
           headers: { 'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string' } } },
+        };
+        operation.responses['429'] = {
+          ...errorResponse('Too many requests or refusals from this client (RATE_LIMITED)', 'RATE_LIMITED', RATE_LIMITED_MESSAGE),
+          headers: { 'Retry-After': { description: 'Seconds until the client may try again', schema: { type: 'integer' } } },
         };
       }
       operation.responses['500'] = errorResponse('Unexpected failure (INTERNAL_ERROR)', 'INTERNAL_ERROR', 'Internal server error');

@@ -253,14 +253,17 @@ describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
       assert.deepEqual(Object.keys(error.properties).sort(), ['error_code', 'message', 'status']);
     });
 
-    it('declares 401 with ErrorResponseDto on every operation except health', () => {
+    it('declares 401 and 429 (with Retry-After) with ErrorResponseDto on every operation except health', () => {
       const secured = operations().filter(({ path }) => !path.startsWith('/health'));
       assert.ok(secured.length >= 5);
       for (const { path, method, operation } of secured) {
         assert.equal(operation.responses['401']?.content?.['application/json'].schema.$ref, ERROR_REF, `${method} ${path}`);
+        assert.equal(operation.responses['429']?.content?.['application/json'].schema.$ref, ERROR_REF, `${method} ${path}`);
+        assert.ok(operation.responses['429']?.headers?.['Retry-After'], `${method} ${path}`);
       }
       for (const { path, method, operation } of operations().filter(({ path }) => path.startsWith('/health'))) {
         assert.equal(operation.responses['401'], undefined, `${method} ${path}`);
+        assert.equal(operation.responses['429'], undefined, `${method} ${path}`);
       }
     });
 
