@@ -3,21 +3,13 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
-import { JwtService } from '@nestjs/jwt';
 import type { Request } from 'express';
 import type { AuditEntry } from '../audit/audit-entry';
 import { recordingAuditService } from '../audit/audit.testing';
 import { UnauthenticatedError } from '../common';
 import { Public } from './auth.decorators';
 import { AuthenticationGuard } from './authentication.guard';
-import { jwtOptions } from './token.module';
-import { TokenService } from './token.service';
-
-const SECRET = 'unit-test-secret-that-is-at-least-32-characters';
-
-function jwtService(secret = SECRET): JwtService {
-  return new JwtService(jwtOptions(secret));
-}
+import { signHs256, tokenServiceFor } from './token.testing';
 
 class Probe {
   @Public()
@@ -56,8 +48,7 @@ function contextFor(request: Request, handler: (this: void) => void = Probe.prot
 }
 
 describe('AuthenticationGuard', () => {
-  const jwt = jwtService();
-  const tokens = new TokenService(jwt);
+  const tokens = tokenServiceFor();
   let calls: AuditEntry[];
   let sut: AuthenticationGuard;
 
@@ -137,7 +128,7 @@ describe('AuthenticationGuard', () => {
   });
 
   it('refuses a token signed with another secret as TOKEN_INVALID', async () => {
-    const forged = new TokenService(jwtService('another-secret-that-is-also-32-characters-long')).issue('officer-7', 10, '1h');
+    const forged = tokenServiceFor({ JWT_SECRET: 'another-secret-that-is-also-32-characters-long' }).issue('officer-7', 10, '1h');
 
     await refuses(fakeRequest({ authorization: `Bearer ${forged}` }), 'The bearer token is invalid');
 
@@ -148,7 +139,7 @@ describe('AuthenticationGuard', () => {
   });
 
   it('refuses an expired token as TOKEN_EXPIRED', async () => {
-    const expired = jwt.sign({ clearance: 7, exp: Math.floor(Date.now() / 1000) - 60 }, { subject: 'officer-7' });
+    const expired = signHs256({ sub: 'officer-7', clearance: 7, exp: Math.floor(Date.now() / 1000) - 60 });
 
     await refuses(fakeRequest({ authorization: `Bearer ${expired}` }), 'The bearer token has expired');
 

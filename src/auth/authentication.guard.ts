@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AUDIT_ACTIONS, AuditService, originOf, requestedAssetId } from '../audit';
@@ -18,6 +18,8 @@ type TokenDenial = keyof typeof MESSAGES;
 /** Runs first on every route: no valid token, no entry, and the refusal is on the record. */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
+  private readonly logger = new Logger(AuthenticationGuard.name);
+
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: TokenService,
@@ -29,7 +31,7 @@ export class AuthenticationGuard implements CanActivate {
       return true;
     }
     const request = context.switchToHttp().getRequest<Request>();
-    const denial = this.authenticate(request);
+    const denial = await this.authenticate(request);
     if (!denial) {
       return true;
     }
@@ -44,7 +46,7 @@ export class AuthenticationGuard implements CanActivate {
   }
 
   /** Puts the officer on the request, or says why it cannot. */
-  private authenticate(request: Request): TokenDenial | null {
+  private async authenticate(request: Request): Promise<TokenDenial | null> {
     const header = request.get('authorization');
     if (!header) {
       return 'TOKEN_MISSING';
@@ -54,10 +56,11 @@ export class AuthenticationGuard implements CanActivate {
       return 'TOKEN_INVALID';
     }
     try {
-      request.officer = this.tokens.verify(token);
+      request.officer = await this.tokens.verify(token);
       return null;
     } catch (error) {
       if (error instanceof TokenRejectedError) {
+        this.logger.warn(`token refused: ${error.detail}`);
         return error.reason;
       }
       throw error;
