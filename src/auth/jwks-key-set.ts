@@ -55,7 +55,9 @@ export class JwksKeySet {
 
   async find(kid: string): Promise<TokenKey | undefined> {
     const stale = Date.now() - this.fetchedAt > MAX_AGE_MS;
-    if ((stale || !this.keys.has(kid)) && Date.now() - this.attemptedAt >= this.options.refreshMs) {
+    const mayFetch = Date.now() - this.attemptedAt >= this.options.refreshMs;
+    // A fetch under way is waited for, so that the requests arriving meanwhile see its keys.
+    if (this.pending || ((stale || !this.keys.has(kid)) && mayFetch)) {
       await this.refresh();
     }
     return Date.now() - this.fetchedAt > MAX_AGE_MS ? undefined : this.keys.get(kid);
