@@ -16,6 +16,7 @@ const AUDIENCE = 'fleet-registry';
 
 const now = () => Math.floor(Date.now() / 1000);
 const validClaims = () => ({ sub: 'officer-5', clearance: 5, iss: ISSUER, aud: AUDIENCE, iat: now(), exp: now() + 3600 });
+const validClaimsWithout = (claim: string) => Object.fromEntries(Object.entries(validClaims()).filter(([name]) => name !== claim));
 const publicPem = (key: KeyObject) => key.export({ type: 'spki', format: 'pem' }) as string;
 const privatePem = (key: KeyObject) => key.export({ type: 'pkcs8', format: 'pem' }) as string;
 
@@ -150,9 +151,8 @@ describeEachDatabase('tokens (RFC 8725)', (engine) => {
     });
 
     it('a wrong or missing iss or aud', async () => {
-      const { iss: _iss, ...noIssuer } = validClaims();
-      const { aud: _aud, ...noAudience } = validClaims();
-      for (const claims of [{ ...validClaims(), iss: 'rebel-alliance' }, { ...validClaims(), aud: 'cantina' }, noIssuer, noAudience]) {
+      const wrong = [{ ...validClaims(), iss: 'rebel-alliance' }, { ...validClaims(), aud: 'cantina' }];
+      for (const claims of [...wrong, validClaimsWithout('iss'), validClaimsWithout('aud')]) {
         await expectRefused(t, hs256(claims));
       }
     });
@@ -164,8 +164,7 @@ describeEachDatabase('tokens (RFC 8725)', (engine) => {
 
     it('exp past the clock tolerance (TOKEN_EXPIRED), missing, or further ahead than the maximum lifetime', async () => {
       await expectRefused(t, hs256({ ...validClaims(), exp: now() - 120 }), 'TOKEN_EXPIRED');
-      const { exp: _exp, ...noExpiry } = validClaims();
-      await expectRefused(t, hs256(noExpiry));
+      await expectRefused(t, hs256(validClaimsWithout('exp')));
       await expectRefused(t, hs256({ ...validClaims(), exp: now() + 86_400 + 120 }));
       await expectRefused(t, hs256({ ...validClaims(), exp: now() + 1e9 * 365 * 86_400 }));
     });

@@ -143,7 +143,7 @@ function databaseLocation(vars: EnvironmentVariables, dataDir: string, cwd: stri
 const KID = /^[A-Za-z0-9._-]{1,64}$/;
 const MIN_SECRET_LENGTH = 32;
 
-/** One key as it is, or `{"<kid>": "<key>", ...}` for several valid at once. */
+/** One key as it is, or `{"<kid>": "<key>", ...}` for several valid at once; the kid "" is the key for tokens without one. */
 function parseKeys(variable: string, value: string | undefined): ConfiguredKey[] {
   if (value === undefined) {
     return [];
@@ -157,10 +157,10 @@ function parseKeys(variable: string, value: string | undefined): ConfiguredKey[]
   } catch {
     throw new ConfigurationError(`Invalid configuration: ${variable} starts with "{" but is not a JSON object of kid to key`);
   }
-  if (entries.length === 0 || entries.some(([kid, key]) => !KID.test(kid) || typeof key !== 'string' || key === '')) {
-    throw new ConfigurationError(`Invalid configuration: ${variable} must map each kid (${KID.source}) to a non-empty key`);
+  if (entries.length === 0 || entries.some(([kid, key]) => !(kid === '' || KID.test(kid)) || typeof key !== 'string' || key === '')) {
+    throw new ConfigurationError(`Invalid configuration: ${variable} must map each kid (${KID.source}, or "" for none) to a non-empty key`);
   }
-  return entries.map(([kid, key]) => ({ kid, value: key as string }));
+  return entries.map(([kid, key]) => (kid === '' ? { value: key as string } : { kid, value: key as string }));
 }
 
 function jwtConfig(vars: EnvironmentVariables): JwtConfig {

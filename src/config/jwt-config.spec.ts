@@ -30,6 +30,13 @@ describe('loadAppConfig: token keys and rules', () => {
     ]);
   });
 
+  it('takes the kid "" as the key for tokens without a kid, so it can stand beside named ones', () => {
+    assert.deepEqual(jwt({ JWT_SECRET: JSON.stringify({ '': SECRET, next: 't'.repeat(40) }) }).secrets, [
+      { value: SECRET },
+      { kid: 'next', value: 't'.repeat(40) },
+    ]);
+  });
+
   it('refuses a secret shorter than 32 characters, alone or in the JSON object', () => {
     refuses({ JWT_SECRET: 's'.repeat(31) }, 'JWT_SECRET', '32');
     refuses({ JWT_SECRET: JSON.stringify({ k1: SECRET, k2: 'short' }) }, 'JWT_SECRET', '32');
