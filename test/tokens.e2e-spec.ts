@@ -203,3 +203,16 @@ describeEachDatabase('tokens (RFC 8725)', (engine) => {
     }
   });
 });
+
+describe('token key configuration at start-up', () => {
+  it('stops the server with exit code 1 and one line naming JWT_PUBLIC_KEY when the key file cannot be read', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-keys-'));
+    const env = { JWT_PUBLIC_KEY: JSON.stringify({ k1: 'missing.pem' }), DATABASE_URL: 'sqlite::memory:' };
+
+    const result = await runScript(SCRIPTS.server, [], { cwd, env });
+
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^Invalid configuration: JWT_PUBLIC_KEY "k1": ENOENT/);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+  });
+});

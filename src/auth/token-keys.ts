@@ -1,6 +1,5 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ConfigurationError } from '../config';
 
 export type TokenAlgorithm = 'HS256' | 'RS256' | 'ES256' | 'EdDSA';
 
@@ -48,17 +47,4 @@ export function publicTokenKey(pem: string, kid?: string): TokenKey {
 export function privateTokenKey(pem: string, kid?: string): TokenKey {
   const key = createPrivateKey(pem);
   return { kid, alg: algorithmOf(key), key: key.export({ type: 'pkcs8', format: 'pem' }) as string };
-}
-
-/** The secrets and PEM keys of the configuration; a key that cannot be read stops the start-up. */
-export function configuredTokenKeys(secrets: { kid?: string; value: string }[], publicKeys: { kid?: string; value: string }[]): TokenKey[] {
-  const pemKeys = publicKeys.map(({ kid, value }) => {
-    try {
-      return publicTokenKey(readPem(value), kid);
-    } catch (error) {
-      const name = kid === undefined ? 'JWT_PUBLIC_KEY' : `JWT_PUBLIC_KEY "${kid}"`;
-      throw new ConfigurationError(`Invalid configuration: ${name}: ${(error as Error).message}`);
-    }
-  });
-  return [...secrets.map(({ kid, value }): TokenKey => ({ kid, alg: 'HS256', key: value })), ...pemKeys];
 }

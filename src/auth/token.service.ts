@@ -4,7 +4,7 @@ import type { AppConfig, JwtConfig } from '../config';
 import { JwksKeySet } from './jwks-key-set';
 import { resolveJwtSecret } from './jwt-secret';
 import { AuthenticatedOfficer, MAX_CLEARANCE, MIN_CLEARANCE } from './officer';
-import { configuredTokenKeys, type TokenKey } from './token-keys';
+import type { TokenKey } from './token-keys';
 
 export class TokenRejectedError extends Error {
   /** @param detail why, for the server log only: the client learns no more than the reason */
@@ -65,8 +65,8 @@ export class TokenService {
   static fromConfig(config: AppConfig): TokenService {
     const { secrets, publicKeys, jwksUrl } = config.jwt;
     const unconfigured = secrets.length === 0 && publicKeys.length === 0 && !jwksUrl;
-    const keys = configuredTokenKeys(unconfigured ? [{ value: resolveJwtSecret(config.dataDir) }] : secrets, publicKeys);
-    return new TokenService(config.jwt, keys);
+    const hs256Secrets = unconfigured ? [{ value: resolveJwtSecret(config.dataDir) }] : secrets;
+    return new TokenService(config.jwt, [...hs256Secrets.map(({ kid, value }): TokenKey => ({ kid, alg: 'HS256', key: value })), ...publicKeys]);
   }
 
   async verify(token: string): Promise<AuthenticatedOfficer> {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsOptional, IsUrl, Matches, validateSync } from 'class-validator';
+import { publicTokenKey, readPem, type TokenKey } from '../auth/token-keys';
 import { describeValidationErrors, IsIntInRange, ToInteger } from '../common';
 
 export interface SqliteLocation {
@@ -26,8 +27,8 @@ export interface ConfiguredKey {
 export interface JwtConfig {
   /** HS256 secrets; none configured at all (no secret, public key or JWKS) means a generated one. */
   secrets: ConfiguredKey[];
-  /** PEM public keys (RS256, ES256 or EdDSA), each the PEM text or the path of a PEM file. */
-  publicKeys: ConfiguredKey[];
+  /** The PEM public keys, read and checked here so that a bad key stops the start-up like any bad value. */
+  publicKeys: TokenKey[];
   jwksUrl?: string;
   jwksTimeoutMs: number;
   /** An unknown kid refetches the JWKS at most once per this many seconds. */
@@ -165,7 +166,14 @@ function parseKeys(variable: string, value: string | undefined): ConfiguredKey[]
 
 function jwtConfig(vars: EnvironmentVariables): JwtConfig {
   const secrets = parseKeys('JWT_SECRET', vars.JWT_SECRET);
-  const publicKeys = parseKeys('JWT_PUBLIC_KEY', vars.JWT_PUBLIC_KEY);
+  const publicKeys = parseKeys('JWT_PUBLIC_KEY', vars.JWT_PUBLIC_KEY).map(({ kid, value }) => {
+    try {
+      return publicTokenKey(readPem(value), kid);
+    } catch (error) {
+      const name = kid === undefined ? 'JWT_PUBLIC_KEY' : `JWT_PUBLIC_KEY "${kid}"`;
+      throw new ConfigurationError(`Invalid configuration: ${name}: ${(error as Error).message}`);
+    }
+  });
   if (secrets.some(({ value }) => value.length < MIN_SECRET_LENGTH)) {
     throw new ConfigurationError(`Invalid configuration: JWT_SECRET must be at least ${MIN_SECRET_LENGTH} characters long`);
   }

@@ -1,10 +1,15 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { publicTokenKey } from '../auth/token-keys';
 import { ConfigurationError, loadAppConfig } from './app-config';
 
 const SECRET = 's'.repeat(32);
-const PEM = '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n-----END PUBLIC KEY-----\n';
+const PEM = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string;
 
 const jwt = (env: NodeJS.ProcessEnv) => loadAppConfig(env, '/srv/fleet-registry').jwt;
 
@@ -46,9 +51,18 @@ describe('loadAppConfig: token keys and rules', () => {
     it(`refuses JWT_SECRET=${value}`, () => refuses({ JWT_SECRET: value }, 'JWT_SECRET'));
   }
 
-  it('reads JWT_PUBLIC_KEY as PEM text or a path, alone or by kid', () => {
-    assert.deepEqual(jwt({ JWT_PUBLIC_KEY: PEM }).publicKeys, [{ value: PEM }]);
-    assert.deepEqual(jwt({ JWT_PUBLIC_KEY: JSON.stringify({ k1: '/etc/keys/k1.pem' }) }).publicKeys, [{ kid: 'k1', value: '/etc/keys/k1.pem' }]);
+  it('reads JWT_PUBLIC_KEY as PEM text or a path, alone or by kid, into a key with its algorithm', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'jwt-config-')), 'k1.pem');
+    writeFileSync(file, PEM);
+
+    assert.deepEqual(jwt({ JWT_PUBLIC_KEY: PEM }).publicKeys, [publicTokenKey(PEM)]);
+    assert.deepEqual(jwt({ JWT_PUBLIC_KEY: JSON.stringify({ k1: file }) }).publicKeys, [publicTokenKey(PEM, 'k1')]);
+    assert.equal(jwt({ JWT_PUBLIC_KEY: PEM }).publicKeys[0].alg, 'EdDSA');
+  });
+
+  it('refuses a JWT_PUBLIC_KEY that cannot be read or is not a public key, naming the variable and the kid', () => {
+    refuses({ JWT_PUBLIC_KEY: '/nonexistent/k.pem' }, 'JWT_PUBLIC_KEY', 'ENOENT');
+    refuses({ JWT_PUBLIC_KEY: JSON.stringify({ k2: '-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----' }) }, 'JWT_PUBLIC_KEY "k2"');
   });
 
   it('refuses a kid named twice, and two keys without a kid', () => {
