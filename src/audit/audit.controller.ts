@@ -1,8 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiErrorResponse } from '../common';
+import { ApiErrorResponse, AUDIT_ACTIONS } from '../common';
 import { RequiresClearance } from '../auth';
-import { AUDIT_ACTIONS } from './audit-entry';
 import { AuditService } from './audit.service';
 import { AuditEventListResponseDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
 

@@ -1,2 +1,6 @@
+export { AuthModule } from './auth.module';
 export { CurrentOfficer, Public, RequiresClearance } from './auth.decorators';
 export type { AuthenticatedOfficer } from './officer';
+export { TokenModule } from './token.module';
+export { TokenService } from './token.service';
+export { privateTokenKey } from './token-keys';

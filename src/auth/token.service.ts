@@ -1,5 +1,5 @@
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
-import type { DenialReason } from '../audit';
+import type { DenialReason } from '../common';
 import type { AppConfig, JwtConfig } from '../config';
 import { JwksKeySet } from './jwks-key-set';
 import { resolveJwtSecret } from './jwt-secret';

@@ -2,9 +2,7 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
-import { privateTokenKey } from '../auth/token-keys';
-import { TokenModule } from '../auth/token.module';
-import { TokenService } from '../auth/token.service';
+import { privateTokenKey, TokenModule, TokenService } from '../auth';
 import { ConfigModule, loadAppConfig } from '../config';
 
 const USAGE =
