@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSigner } from 'fast-jwt';
-import { type JwksServer, signHs256, startJwksServer, toJwk } from '../src/auth/token.testing';
+import { type JwksServer, signHs256, startJwksServer, toJwk, tokenServiceFor } from '../src/auth/token.testing';
 import { describeEachDatabase, type TestEngine } from './support/databases';
 import { runScript, SCRIPTS } from './support/processes';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
@@ -13,6 +13,7 @@ import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app'
 const FLEET = '/v1/fleet/star-destroyers';
 const ISSUER = 'command-authority';
 const AUDIENCE = 'fleet-registry';
+const NEXT_SECRET = 'next-secret-that-is-at-least-32-characters-long';
 
 const now = () => Math.floor(Date.now() / 1000);
 const validClaims = () => ({ sub: 'officer-5', clearance: 5, iss: ISSUER, aud: AUDIENCE, iat: now(), exp: now() + 3600 });
@@ -110,6 +111,23 @@ describeEachDatabase('tokens (RFC 8725)', (engine) => {
       const withoutKey = await runScript(SCRIPTS.token, args, { cwd, env });
       assert.equal(withoutKey.code, 1);
       assert.match(withoutKey.stderr, /no signing key/);
+    });
+
+    it('a token from npm run token --kid <kid>, signed with that JWT_SECRET entry and naming it', async () => {
+      const cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-token-'));
+      const env = { JWT_SECRET: JSON.stringify({ '': TEST_JWT_SECRET, next: NEXT_SECRET }), JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE };
+      const args = ['--sub', 'officer-7', '--clearance', '7'];
+
+      const issued = await runScript(SCRIPTS.token, [...args, '--kid', 'next'], { cwd, env });
+      assert.equal(issued.code, 0, issued.stderr);
+      const token = issued.stdout.trim();
+      assert.equal(JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString()).kid, 'next');
+      await expectRefused(t, token);
+      assert.deepEqual(await tokenServiceFor({ ...env, JWT_SECRET: JSON.stringify({ next: NEXT_SECRET }) }).verify(token), { id: 'officer-7', clearance: 7 });
+
+      const unknown = await runScript(SCRIPTS.token, [...args, '--kid', 'nope'], { cwd, env });
+      assert.equal(unknown.code, 1);
+      assert.match(unknown.stderr, /names no kid "nope"/);
     });
   });
 
