@@ -7,10 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import { createSigner } from 'fast-jwt';
 import { type JwksServer, signHs256, startJwksServer, toJwk, tokenServiceFor } from '../src/auth/token.testing';
 import { describeEachDatabase, type TestEngine } from './support/databases';
+import { expectErrorBody, listFleet } from './support/http';
 import { runScript, SCRIPTS } from './support/processes';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
 
-const FLEET = '/v1/fleet/star-destroyers';
 const ISSUER = 'command-authority';
 const AUDIENCE = 'fleet-registry';
 const NEXT_SECRET = 'next-secret-that-is-at-least-32-characters-long';
@@ -46,15 +46,13 @@ async function startTokenApp(engine: TestEngine, jwksUrl: string): Promise<TestA
   });
 }
 
-/** GETs the fleet with the token and asserts the 401 error body and its one `auth.authenticate` denial on the record. */
+/** Lists the fleet with the token and asserts the 401 error body and its one `auth.authenticate` denial on the record. */
 async function expectRefused(t: TestApp, token: string, reason: 'TOKEN_INVALID' | 'TOKEN_EXPIRED' = 'TOKEN_INVALID'): Promise<void> {
   const { id: lastId } = await t.db.selectFrom('audit_events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
 
-  const res = await t.http().get(FLEET).set('Authorization', `Bearer ${token}`);
+  const res = await listFleet(t, '', `Bearer ${token}`);
 
-  assert.equal(res.status, 401, `expected 401, got ${res.status} ${JSON.stringify(res.body)}`);
-  assert.deepEqual(res.body, { status: 'error', message: res.body.message, error_code: 'UNAUTHENTICATED' });
-  assert.equal(typeof res.body.message, 'string');
+  expectErrorBody(res, 401, 'UNAUTHENTICATED');
   assert.equal(res.headers['www-authenticate'], 'Bearer');
   const events = await t.db
     .selectFrom('audit_events')
@@ -65,8 +63,8 @@ async function expectRefused(t: TestApp, token: string, reason: 'TOKEN_INVALID' 
 }
 
 async function expectAccepted(t: TestApp, token: string): Promise<void> {
-  const res = await t.http().get(FLEET).set('Authorization', `Bearer ${token}`);
-  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const res = await listFleet(t, '', `Bearer ${token}`);
+  assert.equal(res.status, 200, res.text);
 }
 
 describeEachDatabase('tokens (RFC 8725)', (engine) => {
@@ -202,10 +200,10 @@ describeEachDatabase('tokens (RFC 8725)', (engine) => {
         try {
           const token = signAsymmetric(jwksKey.privateKey, 'EdDSA', 'j1');
           const started = Date.now();
-          const answers = await Promise.all(Array.from({ length: 5 }, () => app.http().get(FLEET).set('Authorization', `Bearer ${token}`)));
+          const answers = await Promise.all(Array.from({ length: 5 }, () => listFleet(app, '', `Bearer ${token}`)));
           const waited = Date.now() - started;
 
-          assert.deepEqual(answers.map((res) => [res.status, res.body.error_code]), Array(5).fill([401, 'UNAUTHENTICATED']));
+          answers.forEach((res) => expectErrorBody(res, 401, 'UNAUTHENTICATED'));
           assert.ok(waited < 3_000, `five concurrent requests took ${waited} ms`);
           const denials = await app.db.selectFrom('audit_events').select('reason').where('action', '=', 'auth.authenticate').execute();
           assert.deepEqual(denials, Array(5).fill({ reason: 'TOKEN_INVALID' }));
