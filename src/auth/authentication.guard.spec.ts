@@ -3,19 +3,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
-import { JwtService } from '@nestjs/jwt';
 import type { Request } from 'express';
 import { type Denial, UnauthenticatedError } from '../common';
 import { Public } from './auth.decorators';
 import { AuthenticationGuard } from './authentication.guard';
-import { jwtOptions } from './token.module';
-import { TokenService } from './token.service';
-
-const SECRET = 'unit-test-secret-that-is-at-least-32-characters';
-
-function jwtService(secret = SECRET): JwtService {
-  return new JwtService(jwtOptions(secret));
-}
+import { signHs256, tokenServiceFor } from './token.testing';
 
 class Probe {
   @Public()
@@ -54,8 +46,7 @@ function contextFor(request: Request, handler: (this: void) => void = Probe.prot
 }
 
 describe('AuthenticationGuard', () => {
-  const jwt = jwtService();
-  const tokens = new TokenService(jwt);
+  const tokens = tokenServiceFor();
   const sut = new AuthenticationGuard(new Reflector(), tokens);
 
   /** Asserts the guard refuses with 401 and the given message, and returns the denial it carries. */
@@ -104,7 +95,7 @@ describe('AuthenticationGuard', () => {
   });
 
   it('refuses a token signed with another secret as TOKEN_INVALID', async () => {
-    const forged = new TokenService(jwtService('another-secret-that-is-also-32-characters-long')).issue('officer-7', 10, '1h');
+    const forged = tokenServiceFor({ JWT_SECRET: 'another-secret-that-is-also-32-characters-long' }).issue('officer-7', 10, '1h');
 
     const denial = await refuses(fakeRequest({ authorization: `Bearer ${forged}` }), 'The bearer token is invalid');
 
@@ -112,7 +103,7 @@ describe('AuthenticationGuard', () => {
   });
 
   it('refuses an expired token as TOKEN_EXPIRED', async () => {
-    const expired = jwt.sign({ clearance: 7, exp: Math.floor(Date.now() / 1000) - 60 }, { subject: 'officer-7' });
+    const expired = signHs256({ sub: 'officer-7', clearance: 7, exp: Math.floor(Date.now() / 1000) - 60 });
 
     const denial = await refuses(fakeRequest({ authorization: `Bearer ${expired}` }), 'The bearer token has expired');
 

@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AUDIT_ACTIONS, UnauthenticatedError } from '../common';
@@ -17,6 +17,8 @@ type TokenDenial = keyof typeof MESSAGES;
 /** Runs first on every route: no valid token, no entry. The refusal is a denial, recorded where it is answered. */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
+  private readonly logger = new Logger(AuthenticationGuard.name);
+
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: TokenService,
@@ -27,7 +29,7 @@ export class AuthenticationGuard implements CanActivate {
       return true;
     }
     const request = context.switchToHttp().getRequest<Request>();
-    const denial = this.authenticate(request);
+    const denial = await this.authenticate(request);
     if (!denial) {
       return true;
     }
@@ -35,7 +37,7 @@ export class AuthenticationGuard implements CanActivate {
   }
 
   /** Puts the officer on the request, or says why it cannot. */
-  private authenticate(request: Request): TokenDenial | null {
+  private async authenticate(request: Request): Promise<TokenDenial | null> {
     const header = request.get('authorization');
     if (!header) {
       return 'TOKEN_MISSING';
@@ -45,10 +47,11 @@ export class AuthenticationGuard implements CanActivate {
       return 'TOKEN_INVALID';
     }
     try {
-      request.officer = this.tokens.verify(token);
+      request.officer = await this.tokens.verify(token);
       return null;
     } catch (error) {
       if (error instanceof TokenRejectedError) {
+        this.logger.warn(`token refused: ${error.detail}`);
         return error.reason;
       }
       throw error;

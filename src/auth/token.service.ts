@@ -1,50 +1,174 @@
-import { Injectable } from '@nestjs/common';
-import { JwtService, TokenExpiredError } from '@nestjs/jwt';
+import { createSigner, createVerifier, TokenError } from 'fast-jwt';
 import type { DenialReason } from '../common';
+import type { AppConfig, JwtConfig } from '../config';
+import { JwksKeySet } from './jwks-key-set';
+import { resolveJwtSecret } from './jwt-secret';
 import { AuthenticatedOfficer, MAX_CLEARANCE, MIN_CLEARANCE } from './officer';
+import type { TokenKey } from './token-keys';
 
 export class TokenRejectedError extends Error {
-  constructor(readonly reason: Extract<DenialReason, 'TOKEN_INVALID' | 'TOKEN_EXPIRED'>) {
-    super(reason);
+  /** @param detail why, for the server log only: the client learns no more than the reason */
+  constructor(
+    readonly reason: Extract<DenialReason, 'TOKEN_INVALID' | 'TOKEN_EXPIRED'>,
+    readonly detail: string,
+  ) {
+    super(`${reason}: ${detail}`);
   }
 }
 
-const TTL_FORMAT = /^[1-9][0-9]*[smhd]$/;
+const invalid = (detail: string) => new TokenRejectedError('TOKEN_INVALID', detail);
+
+const TTL_FORMAT = /^([1-9][0-9]*)([smhd])$/;
+const TTL_UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+
+/** Headers that point at keys: a token never chooses the key it is checked with (RFC 8725 §3.10). */
+const KEY_BEARING_HEADERS = ['jku', 'jwk', 'x5u', 'x5c'];
 
 function isValidClearance(value: unknown): value is number {
   return Number.isInteger(value) && (value as number) >= MIN_CLEARANCE && (value as number) <= MAX_CLEARANCE;
 }
 
-@Injectable()
-export class TokenService {
-  constructor(private readonly jwt: JwtService) {}
+function isNumericDate(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
 
-  /** Signature, algorithm, issuer/audience and expiry are checked by the JWT library; the claims' shape here. */
-  verify(token: string): AuthenticatedOfficer {
-    let claims: Record<string, unknown>;
-    try {
-      claims = this.jwt.verify<Record<string, unknown>>(token);
-    } catch (error) {
-      throw new TokenRejectedError(error instanceof TokenExpiredError ? 'TOKEN_EXPIRED' : 'TOKEN_INVALID');
+function protectedHeader(token: string): Record<string, unknown> {
+  const parts = token.split('.');
+  let header: unknown;
+  try {
+    header = parts.length === 3 ? JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) : undefined;
+  } catch {
+    // reported below
+  }
+  if (typeof header !== 'object' || header === null || Array.isArray(header)) {
+    throw invalid('not a JWS compact serialisation with a JSON object header');
+  }
+  return header as Record<string, unknown>;
+}
+
+type Verifier = (token: string) => Record<string, unknown>;
+
+/** Checks tokens against the configured keys and the rules of RFC 8725; issues tokens for the token command and tests. */
+export class TokenService {
+  private readonly localKeys: Map<string | undefined, TokenKey>;
+  private readonly jwks?: JwksKeySet;
+  private readonly verifiers = new WeakMap<TokenKey, Verifier>();
+
+  constructor(private readonly config: JwtConfig, keys: TokenKey[]) {
+    this.localKeys = new Map(keys.map((key) => [key.kid, key]));
+    if (config.jwksUrl) {
+      this.jwks = new JwksKeySet({ url: config.jwksUrl, timeoutMs: config.jwksTimeoutMs, refreshMs: config.jwksRefreshSeconds * 1000 });
     }
-    const { sub, clearance, exp } = claims;
-    if (typeof sub !== 'string' || sub.trim() === '' || !isValidClearance(clearance) || typeof exp !== 'number') {
-      throw new TokenRejectedError('TOKEN_INVALID');
-    }
-    return { id: sub, clearance };
   }
 
-  /** @param ttl a lifetime such as `90s`, `15m`, `1h` or `7d` */
-  issue(officerId: string, clearance: number, ttl: string): string {
+  /** The keys of the configuration; with none configured at all, the secret generated under the data directory. */
+  static fromConfig(config: AppConfig): TokenService {
+    const { secrets, publicKeys, jwksUrl } = config.jwt;
+    const unconfigured = secrets.length === 0 && publicKeys.length === 0 && !jwksUrl;
+    const hs256Secrets = unconfigured ? [{ value: resolveJwtSecret(config.dataDir) }] : secrets;
+    return new TokenService(config.jwt, [...hs256Secrets.map(({ kid, value }): TokenKey => ({ kid, alg: 'HS256', key: value })), ...publicKeys]);
+  }
+
+  async verify(token: string): Promise<AuthenticatedOfficer> {
+    const header = protectedHeader(token);
+    const keyBearing = KEY_BEARING_HEADERS.find((name) => name in header);
+    if (keyBearing) {
+      throw invalid(`the ${keyBearing} header is refused: keys are never taken from a token`);
+    }
+    if (header.kid !== undefined && typeof header.kid !== 'string') {
+      throw invalid('kid is not a string');
+    }
+    const key = await this.findKey(header.kid);
+    if (!key) {
+      throw invalid(header.kid === undefined ? 'no kid, and no key without a kid is configured' : 'kid names no configured key');
+    }
+    return this.officerFrom(this.claimsOf(token, key));
+  }
+
+  /**
+   * @param ttl a lifetime such as `90s`, `15m`, `1h` or `7d`, no longer than JWT_MAX_LIFETIME_SECONDS
+   * @param signingKey the configured key without a kid unless told otherwise
+   */
+  issue(officerId: string, clearance: number, ttl: string, signingKey = this.localKeys.get(undefined)): string {
     if (officerId.trim() === '') {
       throw new RangeError('the officer id must not be blank');
     }
     if (!isValidClearance(clearance)) {
       throw new RangeError(`clearance must be an integer from ${MIN_CLEARANCE} to ${MAX_CLEARANCE}`);
     }
-    if (!TTL_FORMAT.test(ttl)) {
+    const [, amount, unit] = TTL_FORMAT.exec(ttl) ?? [];
+    if (!amount) {
       throw new RangeError('ttl must be a number followed by s, m, h or d, e.g. 1h');
     }
-    return this.jwt.sign({ clearance }, { subject: officerId, expiresIn: ttl as `${number}h` });
+    const seconds = Number(amount) * TTL_UNIT_SECONDS[unit as keyof typeof TTL_UNIT_SECONDS];
+    if (seconds > this.config.maxLifetimeSeconds) {
+      throw new RangeError(`ttl must not exceed JWT_MAX_LIFETIME_SECONDS (${this.config.maxLifetimeSeconds} s)`);
+    }
+    if (!signingKey) {
+      throw new RangeError('no signing key: set JWT_SECRET, name one of its kids, or give a private key');
+    }
+    const sign = createSigner({
+      key: signingKey.key,
+      algorithm: signingKey.alg,
+      kid: signingKey.kid,
+      expiresIn: seconds * 1000,
+      iss: this.config.issuer,
+      aud: this.config.audience,
+      sub: officerId,
+    });
+    return sign({ clearance });
+  }
+
+  /** A named HS256 secret of the configuration, for the token command's `--kid`. */
+  secret(kid: string): TokenKey | undefined {
+    const key = this.localKeys.get(kid);
+    return key?.alg === 'HS256' ? key : undefined;
+  }
+
+  private async findKey(kid: string | undefined): Promise<TokenKey | undefined> {
+    return this.localKeys.get(kid) ?? (kid !== undefined ? await this.jwks?.find(kid) : undefined);
+  }
+
+  private claimsOf(token: string, key: TokenKey): Record<string, unknown> {
+    let verify = this.verifiers.get(key);
+    if (!verify) {
+      verify = createVerifier({
+        key: key.key,
+        algorithms: [key.alg],
+        requiredClaims: ['exp', ...(this.config.issuer ? ['iss'] : []), ...(this.config.audience ? ['aud'] : [])],
+        allowedIss: this.config.issuer,
+        allowedAud: this.config.audience,
+        clockTolerance: this.config.clockToleranceSeconds * 1000,
+      }) as Verifier;
+      this.verifiers.set(key, verify);
+    }
+    try {
+      return verify(token);
+    } catch (error) {
+      if (error instanceof TokenError && error.code === TokenError.codes.expired) {
+        throw new TokenRejectedError('TOKEN_EXPIRED', error.message);
+      }
+      throw invalid(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /** What the library leaves unchecked: the types of the time claims, a lifetime cap, iat in the future, and our claims. */
+  private officerFrom(claims: Record<string, unknown>): AuthenticatedOfficer {
+    const { sub, clearance, exp, iat, nbf } = claims;
+    const now = Date.now() / 1000;
+    const tolerance = this.config.clockToleranceSeconds;
+    if (!isNumericDate(exp) || (iat !== undefined && !isNumericDate(iat)) || (nbf !== undefined && !isNumericDate(nbf))) {
+      throw invalid('exp, iat and nbf must be numbers');
+    }
+    if (exp - now > this.config.maxLifetimeSeconds + tolerance) {
+      throw invalid('exp lies further ahead than JWT_MAX_LIFETIME_SECONDS');
+    }
+    if (iat !== undefined && iat > now + tolerance) {
+      throw invalid('iat lies in the future');
+    }
+    if (typeof sub !== 'string' || sub.trim() === '' || !isValidClearance(clearance)) {
+      throw invalid('sub must be a non-blank string and clearance an integer from 0 to 10');
+    }
+    return { id: sub, clearance };
   }
 }

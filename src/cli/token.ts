@@ -1,14 +1,22 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
-import { TokenModule, TokenService } from '../auth';
+import { privateTokenKey, TokenModule, TokenService } from '../auth';
 import { ConfigModule, loadAppConfig } from '../config';
 
-const USAGE = 'usage: npm run token -- --sub <officer> --clearance <0-10> [--ttl 1h]';
+const USAGE =
+  'usage: npm run token -- --sub <officer> --clearance <0-10> [--ttl 1h] [--kid <kid of JWT_SECRET>] [--private-key <file.pem> --kid <kid>]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { sub: { type: 'string' }, clearance: { type: 'string' }, ttl: { type: 'string', default: '1h' } },
+    options: {
+      sub: { type: 'string' },
+      clearance: { type: 'string' },
+      ttl: { type: 'string', default: '1h' },
+      kid: { type: 'string' },
+      'private-key': { type: 'string' },
+    },
   });
   if (!values.sub || values.clearance === undefined || !/^[0-9]+$/.test(values.clearance)) {
     throw new RangeError(USAGE);
@@ -19,7 +27,17 @@ async function main(): Promise<void> {
     { logger: false },
   );
   try {
-    process.stdout.write(`${context.get(TokenService).issue(values.sub, Number(values.clearance), values.ttl)}\n`);
+    const tokens = context.get(TokenService);
+    const privateKey = values['private-key'];
+    const signingKey = privateKey
+      ? privateTokenKey(readFileSync(privateKey, 'utf8'), values.kid)
+      : values.kid === undefined
+        ? undefined
+        : (tokens.secret(values.kid) ?? null);
+    if (signingKey === null) {
+      throw new RangeError(`JWT_SECRET names no kid "${values.kid}"`);
+    }
+    process.stdout.write(`${tokens.issue(values.sub, Number(values.clearance), values.ttl, signingKey)}\n`);
   } finally {
     await context.close();
   }

@@ -32,7 +32,17 @@ describe('loadAppConfig', () => {
       dataDir: resolve(CWD, 'data'),
       database: { dialect: 'sqlite', path: resolve(CWD, 'data', 'registry.sqlite') },
       migrateOnStart: true,
-      jwt: { secret: undefined, issuer: undefined, audience: undefined },
+      jwt: {
+        secrets: [],
+        publicKeys: [],
+        jwksUrl: undefined,
+        jwksTimeoutMs: 2_000,
+        jwksRefreshSeconds: 30,
+        issuer: undefined,
+        audience: undefined,
+        clockToleranceSeconds: 30,
+        maxLifetimeSeconds: 86_400,
+      },
       seedDemo: true,
       trustProxyHops: 0,
       rateLimit: { enabled: true, requestsPerMinute: 1_200, denialsPerMinute: 30, redisUrl: undefined },
@@ -146,15 +156,12 @@ describe('loadAppConfig', () => {
     });
 
     it('accepts a JWT_SECRET of 32 characters', () => {
-      assert.equal(load({ JWT_SECRET: SECRET }).jwt.secret, SECRET);
+      assert.deepEqual(load({ JWT_SECRET: SECRET }).jwt.secrets, [{ value: SECRET }]);
     });
 
     it('passes JWT_ISSUER and JWT_AUDIENCE through', () => {
-      assert.deepEqual(load({ JWT_ISSUER: 'command', JWT_AUDIENCE: 'registry' }).jwt, {
-        secret: undefined,
-        issuer: 'command',
-        audience: 'registry',
-      });
+      const { issuer, audience } = load({ JWT_ISSUER: 'command', JWT_AUDIENCE: 'registry' }).jwt;
+      assert.deepEqual({ issuer, audience }, { issuer: 'command', audience: 'registry' });
     });
   });
 
@@ -167,7 +174,7 @@ describe('loadAppConfig', () => {
       const config = load({ NODE_ENV: 'production', JWT_SECRET: SECRET });
 
       assert.equal(config.production, true);
-      assert.equal(config.jwt.secret, SECRET);
+      assert.deepEqual(config.jwt.secrets, [{ value: SECRET }]);
     });
 
     for (const env of ['development', 'test']) {

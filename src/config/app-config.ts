@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsOptional, Matches, MinLength, validateSync } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsUrl, Matches, validateSync } from 'class-validator';
+import { publicTokenKey, readPem, type TokenKey } from '../auth/token-keys';
 import { describeValidationErrors, IsIntInRange, ToInteger } from '../common';
 
 export interface SqliteLocation {
@@ -17,6 +18,28 @@ export interface PostgresLocation {
 
 export type DatabaseLocation = SqliteLocation | PostgresLocation;
 
+/** A key as configured: tokens that name `kid` in their header are checked with it, tokens without one with the unnamed key. */
+export interface ConfiguredKey {
+  kid?: string;
+  value: string;
+}
+
+export interface JwtConfig {
+  /** HS256 secrets; none configured at all (no secret, public key or JWKS) means a generated one. */
+  secrets: ConfiguredKey[];
+  /** The PEM public keys, read and checked here so that a bad key stops the start-up like any bad value. */
+  publicKeys: TokenKey[];
+  jwksUrl?: string;
+  jwksTimeoutMs: number;
+  /** An unknown kid refetches the JWKS at most once per this many seconds. */
+  jwksRefreshSeconds: number;
+  issuer?: string;
+  audience?: string;
+  clockToleranceSeconds: number;
+  /** How far ahead `exp` may lie; a token valid for longer is refused. */
+  maxLifetimeSeconds: number;
+}
+
 export interface AppConfig {
   port: number;
   production: boolean;
@@ -25,7 +48,7 @@ export interface AppConfig {
   database: DatabaseLocation;
   /** Off when deployments migrate with `npm run db:migrate` before starting instances. */
   migrateOnStart: boolean;
-  jwt: { secret?: string; issuer?: string; audience?: string };
+  jwt: JwtConfig;
   seedDemo: boolean;
   /** Proxies (load balancers) in front of the service whose X-Forwarded-For is believed; 0: none. */
   trustProxyHops: number;
@@ -70,8 +93,34 @@ class EnvironmentVariables {
   MIGRATE_ON_START?: string;
 
   @IsOptional()
-  @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters long' })
   JWT_SECRET?: string;
+
+  @IsOptional()
+  JWT_PUBLIC_KEY?: string;
+
+  @IsOptional()
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true }, { message: 'JWT_JWKS_URL must be an http(s) URL' })
+  JWT_JWKS_URL?: string;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(100, 30_000)
+  JWT_JWKS_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1, 86_400)
+  JWT_JWKS_REFRESH_SECONDS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(0, 300)
+  JWT_CLOCK_TOLERANCE_SECONDS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(60, 2_592_000)
+  JWT_MAX_LIFETIME_SECONDS?: number;
 
   @IsOptional()
   @IsNotEmpty()
@@ -121,6 +170,59 @@ function databaseLocation(vars: EnvironmentVariables, dataDir: string, cwd: stri
   };
 }
 
+const KID = /^[A-Za-z0-9._-]{1,64}$/;
+const MIN_SECRET_LENGTH = 32;
+
+/** One key as it is, or `{"<kid>": "<key>", ...}` for several valid at once; the kid "" is the key for tokens without one. */
+function parseKeys(variable: string, value: string | undefined): ConfiguredKey[] {
+  if (value === undefined) {
+    return [];
+  }
+  if (!value.startsWith('{')) {
+    return [{ value }];
+  }
+  let entries: [string, unknown][];
+  try {
+    entries = Object.entries(JSON.parse(value) as object);
+  } catch {
+    throw new ConfigurationError(`Invalid configuration: ${variable} starts with "{" but is not a JSON object of kid to key`);
+  }
+  if (entries.length === 0 || entries.some(([kid, key]) => !(kid === '' || KID.test(kid)) || typeof key !== 'string' || key === '')) {
+    throw new ConfigurationError(`Invalid configuration: ${variable} must map each kid (${KID.source}, or "" for none) to a non-empty key`);
+  }
+  return entries.map(([kid, key]) => (kid === '' ? { value: key as string } : { kid, value: key as string }));
+}
+
+function jwtConfig(vars: EnvironmentVariables): JwtConfig {
+  const secrets = parseKeys('JWT_SECRET', vars.JWT_SECRET);
+  const publicKeys = parseKeys('JWT_PUBLIC_KEY', vars.JWT_PUBLIC_KEY).map(({ kid, value }) => {
+    try {
+      return publicTokenKey(readPem(value), kid);
+    } catch (error) {
+      const name = kid === undefined ? 'JWT_PUBLIC_KEY' : `JWT_PUBLIC_KEY "${kid}"`;
+      throw new ConfigurationError(`Invalid configuration: ${name}: ${(error as Error).message}`);
+    }
+  });
+  if (secrets.some(({ value }) => value.length < MIN_SECRET_LENGTH)) {
+    throw new ConfigurationError(`Invalid configuration: JWT_SECRET must be at least ${MIN_SECRET_LENGTH} characters long`);
+  }
+  const kids = [...secrets, ...publicKeys].map(({ kid }) => kid ?? '');
+  if (new Set(kids).size !== kids.length) {
+    throw new ConfigurationError('Invalid configuration: JWT_SECRET and JWT_PUBLIC_KEY name each kid once, and hold one key without a kid at most');
+  }
+  return {
+    secrets,
+    publicKeys,
+    jwksUrl: vars.JWT_JWKS_URL,
+    jwksTimeoutMs: vars.JWT_JWKS_TIMEOUT_MS ?? 2_000,
+    jwksRefreshSeconds: vars.JWT_JWKS_REFRESH_SECONDS ?? 30,
+    issuer: vars.JWT_ISSUER,
+    audience: vars.JWT_AUDIENCE,
+    clockToleranceSeconds: vars.JWT_CLOCK_TOLERANCE_SECONDS ?? 30,
+    maxLifetimeSeconds: vars.JWT_MAX_LIFETIME_SECONDS ?? 86_400,
+  };
+}
+
 /** Reads and checks the environment once; an empty variable counts as unset. */
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
@@ -130,8 +232,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     throw new ConfigurationError(`Invalid configuration: ${describeValidationErrors(errors)}`);
   }
   const production = vars.NODE_ENV === 'production';
-  if (production && !vars.JWT_SECRET) {
-    throw new ConfigurationError('Invalid configuration: JWT_SECRET is required when NODE_ENV=production');
+  if (production && !vars.JWT_SECRET && !vars.JWT_PUBLIC_KEY && !vars.JWT_JWKS_URL) {
+    throw new ConfigurationError('Invalid configuration: JWT_SECRET is required when NODE_ENV=production, unless JWT_PUBLIC_KEY or JWT_JWKS_URL is set');
   }
   const dataDir = resolve(cwd, 'data');
   return {
@@ -140,7 +242,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     dataDir,
     database: databaseLocation(vars, dataDir, cwd),
     migrateOnStart: vars.MIGRATE_ON_START !== 'false',
-    jwt: { secret: vars.JWT_SECRET, issuer: vars.JWT_ISSUER, audience: vars.JWT_AUDIENCE },
+    jwt: jwtConfig(vars),
     seedDemo: vars.SEED_DEMO !== 'false',
     trustProxyHops: vars.TRUST_PROXY ?? 0,
     rateLimit: {

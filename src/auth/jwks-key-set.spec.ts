@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { JwksKeySet, parseJwks } from './jwks-key-set';
+import { type JwksServer, startJwksServer, toJwk } from './token.testing';
+
+const ed = generateKeyPairSync('ed25519').publicKey;
+const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey;
+const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
+
+describe('parseJwks', () => {
+  it('keeps RSA, P-256 and Ed25519 signing keys by kid, each with its one algorithm', () => {
+    const keys = parseJwks({ keys: [toJwk(rsa, 'r'), toJwk(ec, 'e'), toJwk(ed, 'd')] });
+
+    assert.deepEqual([...keys].map(([kid, key]) => [kid, key.alg]), [['r', 'RS256'], ['e', 'ES256'], ['d', 'EdDSA']]);
+  });
+
+  it('skips keys without a kid, for encryption, of another type, with a contradicting alg, or broken', () => {
+    const noKid: Record<string, unknown> = toJwk(ed, 'x');
+    delete noKid.kid;
+    const keys = parseJwks({
+      keys: [
+        noKid,
+        { ...toJwk(ed, 'enc'), use: 'enc' },
+        { kty: 'oct', k: 'c2VjcmV0', kid: 'oct' },
+        { ...toJwk(rsa, 'hs'), alg: 'HS256' },
+        { kty: 'OKP', crv: 'Ed25519', x: '!!', kid: 'broken' },
+        42,
+        toJwk(ed, 'good'),
+      ],
+    });
+
+    assert.deepEqual([...keys.keys()], ['good']);
+  });
+
+  for (const document of [null, 'keys', [], {}, { keys: 'x' }]) {
+    it(`refuses ${JSON.stringify(document)} as a JWKS document`, () => {
+      assert.throws(() => parseJwks(document), TypeError);
+    });
+  }
+});
+
+describe('JwksKeySet against a real HTTP server', () => {
+  const servers: JwksServer[] = [];
+  const start = async (...args: Parameters<typeof startJwksServer>) => {
+    const server = await startJwksServer(...args);
+    servers.push(server);
+    return server;
+  };
+  after(() => Promise.all(servers.map((server) => server.close())));
+
+  it('fetches once, serves known kids from the cache, and shares one fetch between concurrent lookups', async () => {
+    const server = await start('serve', () => [toJwk(ed, 'k1')]);
+    const sut = new JwksKeySet({ url: server.url, timeoutMs: 1_000, refreshMs: 60_000 });
+
+    const found = await Promise.all(Array.from({ length: 20 }, () => sut.find('k1')));
+    await sut.find('k1');
+
+    assert.ok(found.every((key) => key?.alg === 'EdDSA'));
+    assert.equal(server.requests(), 1);
+  });
+
+  it('refetches on an unknown kid at most once per refresh interval', async () => {
+    let published = [toJwk(ed, 'k1')];
+    const server = await start('serve', () => published);
+    const sut = new JwksKeySet({ url: server.url, timeoutMs: 1_000, refreshMs: 300 });
+    await sut.find('k1');
+
+    published = [toJwk(ed, 'k1'), toJwk(ec, 'k2')];
+    assert.equal(await sut.find('k2'), undefined, 'within the interval the new key is not fetched');
+    assert.equal(await sut.find('nobody'), undefined);
+    assert.equal(server.requests(), 1);
+
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    assert.equal((await sut.find('k2'))?.alg, 'ES256');
+    for (let i = 0; i < 10; i++) {
+      assert.equal(await sut.find(`unknown-${i}`), undefined);
+    }
+    assert.equal(server.requests(), 2);
+  });
+
+  it('answers within the timeout when the server hangs, and does not ask again within the interval', async () => {
+    const server = await start('hang');
+    const sut = new JwksKeySet({ url: server.url, timeoutMs: 300, refreshMs: 60_000 });
+
+    const started = Date.now();
+    const found = await Promise.all(Array.from({ length: 5 }, () => sut.find('k1')));
+    const waited = Date.now() - started;
+    const again = Date.now();
+    await sut.find('k1');
+
+    assert.deepEqual(found, [undefined, undefined, undefined, undefined, undefined]);
+    assert.ok(waited >= 250 && waited < 1_500, `waited ${waited} ms`);
+    assert.ok(Date.now() - again < 50, 'the next lookup does not wait again');
+    assert.equal(server.requests(), 1);
+  });
+
+  it('finds nothing, and throws nothing, when the server answers garbage or is not there', async () => {
+    const garbage = await start('garbage');
+    assert.equal(await new JwksKeySet({ url: garbage.url, timeoutMs: 1_000, refreshMs: 60_000 }).find('k1'), undefined);
+    assert.equal(await new JwksKeySet({ url: 'http://127.0.0.1:1/jwks', timeoutMs: 1_000, refreshMs: 60_000 }).find('k1'), undefined);
+  });
+});

@@ -1,0 +1,109 @@
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { publicTokenKey } from '../auth/token-keys';
+import { ConfigurationError, loadAppConfig } from './app-config';
+
+const SECRET = 's'.repeat(32);
+const PEM = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string;
+
+const jwt = (env: NodeJS.ProcessEnv) => loadAppConfig(env, '/srv/fleet-registry').jwt;
+
+function refuses(env: NodeJS.ProcessEnv, ...fragments: string[]) {
+  assert.throws(
+    () => jwt(env),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigurationError, `expected ConfigurationError, got ${String(error)}`);
+      for (const fragment of fragments) {
+        assert.ok(error.message.includes(fragment), `the message names ${fragment}: ${error.message}`);
+      }
+      return true;
+    },
+  );
+}
+
+describe('loadAppConfig: token keys and rules', () => {
+  it('reads JWT_SECRET as one key without a kid, or as a JSON object of kid to secret', () => {
+    assert.deepEqual(jwt({ JWT_SECRET: SECRET }).secrets, [{ value: SECRET }]);
+    assert.deepEqual(jwt({ JWT_SECRET: JSON.stringify({ old: SECRET, 'new-2': 't'.repeat(40) }) }).secrets, [
+      { kid: 'old', value: SECRET },
+      { kid: 'new-2', value: 't'.repeat(40) },
+    ]);
+  });
+
+  it('takes the kid "" as the key for tokens without a kid, so it can stand beside named ones', () => {
+    assert.deepEqual(jwt({ JWT_SECRET: JSON.stringify({ '': SECRET, next: 't'.repeat(40) }) }).secrets, [
+      { value: SECRET },
+      { kid: 'next', value: 't'.repeat(40) },
+    ]);
+  });
+
+  it('refuses a secret shorter than 32 characters, alone or in the JSON object', () => {
+    refuses({ JWT_SECRET: 's'.repeat(31) }, 'JWT_SECRET', '32');
+    refuses({ JWT_SECRET: JSON.stringify({ k1: SECRET, k2: 'short' }) }, 'JWT_SECRET', '32');
+  });
+
+  for (const value of ['{not json', '{}', '{"k1": 42}', '{"k1": ""}', '{"bad kid": "x"}', '{"k1": ["x"]}']) {
+    it(`refuses JWT_SECRET=${value}`, () => refuses({ JWT_SECRET: value }, 'JWT_SECRET'));
+  }
+
+  it('reads JWT_PUBLIC_KEY as PEM text or a path, alone or by kid, into a key with its algorithm', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'jwt-config-')), 'k1.pem');
+    writeFileSync(file, PEM);
+
+    assert.deepEqual(jwt({ JWT_PUBLIC_KEY: PEM }).publicKeys, [publicTokenKey(PEM)]);
+    assert.deepEqual(jwt({ JWT_PUBLIC_KEY: JSON.stringify({ k1: file }) }).publicKeys, [publicTokenKey(PEM, 'k1')]);
+    assert.equal(jwt({ JWT_PUBLIC_KEY: PEM }).publicKeys[0].alg, 'EdDSA');
+  });
+
+  it('refuses a JWT_PUBLIC_KEY that cannot be read or is not a public key, naming the variable and the kid', () => {
+    refuses({ JWT_PUBLIC_KEY: '/nonexistent/k.pem' }, 'JWT_PUBLIC_KEY', 'ENOENT');
+    refuses({ JWT_PUBLIC_KEY: JSON.stringify({ k2: '-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----' }) }, 'JWT_PUBLIC_KEY "k2"');
+  });
+
+  it('refuses a kid named twice, and two keys without a kid', () => {
+    refuses({ JWT_SECRET: JSON.stringify({ k1: SECRET }), JWT_PUBLIC_KEY: JSON.stringify({ k1: PEM }) }, 'kid');
+    refuses({ JWT_SECRET: SECRET, JWT_PUBLIC_KEY: PEM }, 'kid');
+  });
+
+  it('reads JWT_JWKS_URL and its timeout and refresh interval, with defaults of 2 s and 30 s', () => {
+    const config = jwt({ JWT_JWKS_URL: 'http://127.0.0.1:8080/.well-known/jwks.json' });
+    assert.equal(config.jwksUrl, 'http://127.0.0.1:8080/.well-known/jwks.json');
+    assert.equal(config.jwksTimeoutMs, 2_000);
+    assert.equal(config.jwksRefreshSeconds, 30);
+    const tuned = jwt({ JWT_JWKS_URL: 'https://idp.example/jwks', JWT_JWKS_TIMEOUT_MS: '500', JWT_JWKS_REFRESH_SECONDS: '300' });
+    assert.deepEqual([tuned.jwksTimeoutMs, tuned.jwksRefreshSeconds], [500, 300]);
+  });
+
+  for (const url of ['ftp://idp.example/jwks', 'idp.example/jwks', 'not a url']) {
+    it(`refuses JWT_JWKS_URL=${url}`, () => refuses({ JWT_JWKS_URL: url }, 'JWT_JWKS_URL'));
+  }
+
+  it('defaults the clock tolerance to 30 s and the maximum lifetime to 24 h, and reads both', () => {
+    assert.deepEqual([jwt({}).clockToleranceSeconds, jwt({}).maxLifetimeSeconds], [30, 86_400]);
+    const tuned = jwt({ JWT_CLOCK_TOLERANCE_SECONDS: '0', JWT_MAX_LIFETIME_SECONDS: '900' });
+    assert.deepEqual([tuned.clockToleranceSeconds, tuned.maxLifetimeSeconds], [0, 900]);
+  });
+
+  const outOfRange = {
+    JWT_CLOCK_TOLERANCE_SECONDS: ['-1', '301', '1.5', 'abc'],
+    JWT_MAX_LIFETIME_SECONDS: ['59', '2592001', 'forever'],
+    JWT_JWKS_TIMEOUT_MS: ['99', '30001'],
+    JWT_JWKS_REFRESH_SECONDS: ['0', '86401'],
+  };
+  for (const [variable, values] of Object.entries(outOfRange)) {
+    for (const value of values) {
+      it(`refuses ${variable}=${value}`, () => refuses({ [variable]: value }, variable));
+    }
+  }
+
+  it('runs in production with only JWT_PUBLIC_KEY or only JWT_JWKS_URL, and refuses none of the three', () => {
+    assert.deepEqual(jwt({ NODE_ENV: 'production', JWT_PUBLIC_KEY: PEM }).secrets, []);
+    assert.equal(jwt({ NODE_ENV: 'production', JWT_JWKS_URL: 'https://idp.example/jwks' }).publicKeys.length, 0);
+    refuses({ NODE_ENV: 'production' }, 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_JWKS_URL');
+  });
+});
