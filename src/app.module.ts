@@ -3,13 +3,16 @@ import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AssetsModule } from './assets';
 import { AuditModule } from './audit';
 import { AuthModule } from './auth';
-import { ApiExceptionFilter, BodyErrorInterceptor, createValidationPipe } from './common';
+import { ApiExceptionFilter, BodyErrorInterceptor, createValidationPipe, MethodNotAllowedModule } from './common';
 import { type AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database';
 import { FleetModule } from './fleet';
 import { HealthModule } from './health';
 import { ImportModule } from './import';
 import { RateLimitModule } from './rate-limit';
+
+/** The modules that serve routes. */
+const ROUTE_MODULES = [AuditModule, FleetModule, AssetsModule, HealthModule];
 
 @Module({})
 export class AppModule {
@@ -22,11 +25,10 @@ export class AppModule {
         // Its guard is registered first, so a flood is refused before any token is checked.
         RateLimitModule,
         AuthModule,
-        AuditModule,
-        FleetModule,
-        AssetsModule,
+        ...ROUTE_MODULES,
         ImportModule,
-        HealthModule,
+        // Last, so that its catch-all routes are registered after the real ones.
+        MethodNotAllowedModule.covering(ROUTE_MODULES),
       ],
       providers: [
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

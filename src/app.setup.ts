@@ -1,22 +1,55 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { assignRequestId, deferBodyErrors, serveApiAlias } from './common';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import express from 'express';
+import helmet from 'helmet';
+import { assignRequestId, deferBodyErrors, forbidCaching, refuseNonJsonBodies, repairPathEncoding, serveApiAlias } from './common';
 import { APP_CONFIG, type AppConfig } from './config';
 import { setupSwagger } from './swagger';
 
 export const BODY_LIMIT = '16kb';
 
+/** How long a client may take, so that slow or idle clients cannot pin sockets. */
+export const SERVER_TIMEOUTS = {
+  /** To send the request line and headers (slowloris). */
+  headersTimeout: 10_000,
+  /** To send the whole request, body included. */
+  requestTimeout: 30_000,
+  /** An idle keep-alive socket is closed after this. */
+  keepAliveTimeout: 5_000,
+  /** How often Node looks for requests past the two limits above (30 s by default); read when the server starts listening. */
+  connectionsCheckingInterval: 1_000,
+} as const;
+
 /**
- * The Express-level wiring shared by the server and the e2e tests. The app must be
- * created with `{ bodyParser: false }` so the body limit here is the only one.
+ * Express reads its routing settings once, when its router is made, and Nest's adapter makes it: so
+ * they are set on the instance before the adapter sees it. /V1/ASSETS, /v1/assets/ and the like are
+ * then other paths, never a route.
+ */
+export function createHttpAdapter(): ExpressAdapter {
+  const instance = express();
+  instance.set('case sensitive routing', true);
+  instance.set('strict routing', true);
+  return new ExpressAdapter(instance);
+}
+
+/**
+ * The Express-level wiring shared by the server and the e2e tests. The app must be created on
+ * createHttpAdapter() with `{ bodyParser: false }`, so the body limit here is the only one.
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
+  Object.assign(app.getHttpServer(), SERVER_TIMEOUTS);
   app.disable('x-powered-by');
   // The client address the audit trail records: behind N proxies it is the one the Nth proxy saw.
   app.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxyHops);
+  // The default policy suits Swagger UI (its scripts are files of its own, its styles inline); only the
+  // upgrade to https is dropped, which would break the docs on a plain-http deployment.
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
+  app.use(forbidCaching);
   app.use(assignRequestId);
+  app.use(repairPathEncoding);
   app.use(serveApiAlias);
-  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.useBodyParser('json', { limit: BODY_LIMIT, strict: false });
   app.use(deferBodyErrors);
+  app.use(refuseNonJsonBodies);
   setupSwagger(app);
   return app;
 }

@@ -59,10 +59,10 @@ describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
       }
     });
 
-    it('answers a wrong method on a known path with 404 NOT_FOUND', async () => {
-      expectErrorBody(await t.http().post('/v1/fleet/star-destroyers').set('Authorization', trooper), 404, 'NOT_FOUND');
-      expectErrorBody(await t.http().put('/v1/assets/TIE-0001').set('Authorization', admiral).send(DECOMMISSION_BODY), 404, 'NOT_FOUND');
-      expectErrorBody(await t.http().delete('/v1/assets').set('Authorization', admiral), 404, 'NOT_FOUND');
+    it('answers a wrong method on a known path with 405 METHOD_NOT_ALLOWED', async () => {
+      expectErrorBody(await t.http().post('/v1/fleet/star-destroyers').set('Authorization', trooper), 405, 'METHOD_NOT_ALLOWED');
+      expectErrorBody(await t.http().put('/v1/assets/TIE-0001').set('Authorization', admiral).send(DECOMMISSION_BODY), 405, 'METHOD_NOT_ALLOWED');
+      expectErrorBody(await t.http().delete('/v1/assets').set('Authorization', admiral), 405, 'METHOD_NOT_ALLOWED');
       assert.equal(await assetStatus('TIE-0001'), 'active');
     });
   });

@@ -7,7 +7,7 @@ import { Test } from '@nestjs/testing';
 import { Kysely } from 'kysely';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
-import { configureApp } from '../../src/app.setup';
+import { configureApp, createHttpAdapter } from '../../src/app.setup';
 import { TokenService } from '../../src/auth/token.service';
 import { type AppConfig, loadAppConfig } from '../../src/config';
 import type { DB } from '../../src/database';
@@ -57,7 +57,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     dir,
   );
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
+  const app = moduleRef.createNestApplication<NestExpressApplication>(createHttpAdapter(), { bodyParser: false, logger: false });
   configureApp(app);
   await app.init();
   const records = options.records ?? FIXTURE_RECORDS;

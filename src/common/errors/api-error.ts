@@ -49,6 +49,22 @@ export class PayloadTooLargeError extends ApiError {
   readonly errorCode = 'PAYLOAD_TOO_LARGE';
 }
 
+export class UnsupportedMediaTypeError extends ApiError {
+  readonly status = HttpStatus.UNSUPPORTED_MEDIA_TYPE;
+  readonly errorCode = 'UNSUPPORTED_MEDIA_TYPE';
+}
+
+export class MethodNotAllowedError extends ApiError {
+  readonly status = HttpStatus.METHOD_NOT_ALLOWED;
+  readonly errorCode = 'METHOD_NOT_ALLOWED';
+  override readonly headers: Readonly<Record<string, string>>;
+
+  constructor(allowedMethods: readonly string[]) {
+    super(`Method not allowed; this route allows ${allowedMethods.join(', ')}`);
+    this.headers = { Allow: allowedMethods.join(', ') };
+  }
+}
+
 export class ServiceUnavailableError extends ApiError {
   readonly status = HttpStatus.SERVICE_UNAVAILABLE;
   readonly errorCode = 'SERVICE_UNAVAILABLE';

@@ -1,7 +1,10 @@
 import { CallHandler, ExecutionContext, HttpException, Injectable, NestInterceptor } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { Observable } from 'rxjs';
-import { PayloadTooLargeError, ValidationFailedError } from '../errors/api-error';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../errors/api-error';
+
+/** The only media type a request body may have; the JSON parser reads nothing else. */
+export const JSON_MEDIA_TYPE = 'application/json';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -21,6 +24,8 @@ function toApiError(error: BodyParserError): Error {
       return new PayloadTooLargeError('Request body exceeds the 16 KB limit');
     case 'entity.parse.failed':
       return new ValidationFailedError('Request body is not valid JSON');
+    case 'charset.unsupported':
+      return new UnsupportedMediaTypeError('Request body must be JSON in UTF-8');
     default:
       return error.status && error.status >= 400 && error.status < 500
         ? new HttpException('Request body could not be read', error.status)
@@ -35,6 +40,19 @@ function toApiError(error: BodyParserError): Error {
 export function deferBodyErrors(error: BodyParserError, req: Request, _res: Response, next: NextFunction): void {
   req.body = undefined;
   req.bodyError = toApiError(error);
+  next();
+}
+
+/**
+ * A body that is not JSON would otherwise reach the handler as no body at all, so valid JSON sent as
+ * text/plain would look like an empty request. Held back like the parser's own errors.
+ */
+export function refuseNonJsonBodies(req: Request, _res: Response, next: NextFunction): void {
+  const carriesBody = req.get('transfer-encoding') !== undefined || Number(req.get('content-length')) > 0;
+  if (!req.bodyError && carriesBody && !req.is(JSON_MEDIA_TYPE)) {
+    req.body = undefined;
+    req.bodyError = new UnsupportedMediaTypeError(`Request body must be ${JSON_MEDIA_TYPE}`);
+  }
   next();
 }
 

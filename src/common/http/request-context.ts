@@ -28,3 +28,9 @@ export function serveApiAlias(req: Request, _res: Response, next: NextFunction):
   }
   next();
 }
+
+/** Answers carry officers' data and refusals: no browser or proxy may keep them. */
+export function forbidCaching(_req: Request, res: Response, next: NextFunction): void {
+  res.set('Cache-Control', 'no-store');
+  next();
+}

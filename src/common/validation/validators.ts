@@ -2,12 +2,17 @@ import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { IsDefined, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
-/** A required text field that must carry something besides white space. */
+/**
+ * A required text field that must carry something besides white space, and nothing either engine
+ * would store differently from what was sent: no control characters (NUL, tab and newline included)
+ * and no unpaired surrogates. What is answered is then exactly what is stored.
+ */
 export function IsNonBlankString(maxLength: number): PropertyDecorator {
   return applyDecorators(
     IsDefined({ message: '$property is required' }),
     IsString(),
     Matches(/\S/, { message: '$property must not be blank' }),
+    Matches(/^[^\p{Cc}\p{Cs}]*$/u, { message: '$property must not contain control characters or unpaired surrogates' }),
     MaxLength(maxLength),
   );
 }

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import type { Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { SERVER_TIMEOUTS } from '../src/app.setup';
+import { listFleet } from './support/http';
+import { startTestApp, type TestApp } from './support/test-app';
+
+/** Response headers and socket limits do not depend on the database engine: SQLite only. */
+describe('response headers and slow clients', () => {
+  let t: TestApp;
+  let trooper: string;
+
+  before(async () => {
+    t = await startTestApp();
+    trooper = t.bearer('trooper-0', 0);
+  });
+  after(() => t.close());
+
+  it("sends helmet's security headers and no X-Powered-By, on data, errors and health alike", async () => {
+    for (const res of [await listFleet(t, '', trooper), await listFleet(t, ''), await t.http().get('/health/live'), await t.http().get('/nothing')]) {
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      assert.equal(res.headers['x-frame-options'], 'SAMEORIGIN');
+      assert.match(res.headers['strict-transport-security'] ?? '', /max-age=\d+/);
+      assert.equal(res.headers['referrer-policy'], 'no-referrer');
+      assert.match(res.headers['content-security-policy'] ?? '', /default-src 'self'/);
+      assert.equal(res.headers['x-powered-by'], undefined);
+    }
+  });
+
+  it('marks authenticated answers and refusals Cache-Control: no-store', async () => {
+    for (const res of [await listFleet(t, '', trooper).expect(200), await listFleet(t, '').expect(401), await listFleet(t, 'limit=0', trooper).expect(400)]) {
+      assert.equal(res.headers['cache-control'], 'no-store');
+    }
+  });
+
+  it('keeps Swagger UI working under the content security policy: its page loads every asset it names from this origin', async () => {
+    const page = await t.http().get('/docs').expect(200).expect('Content-Type', /html/);
+    const csp = page.headers['content-security-policy'] ?? '';
+    assert.match(csp, /script-src 'self'/);
+    assert.match(csp, /style-src [^;]*'unsafe-inline'/, 'the page has inline styles');
+    assert.match(csp, /img-src [^;]*data:/, 'Swagger UI draws its icons from data: URLs');
+    assert.doesNotMatch(csp, /upgrade-insecure-requests/, 'plain-http deployments keep their docs');
+    assert.doesNotMatch(page.text, /<script>/, 'no inline script, which the policy would block');
+    const assets = [...page.text.matchAll(/(?:src|href)=["']([^"']+)["']/g)].map(([, url]) => url);
+    assert.ok(assets.some((url) => url.endsWith('swagger-ui-init.js')), assets.join(', '));
+    for (const url of assets) {
+      assert.doesNotMatch(url, /^(https?:)?\/\//, `${url} is served from this origin`);
+      await t.http().get(new URL(url, 'http://local/docs').pathname).expect(200);
+    }
+  });
+
+  it('sets header, request and keep-alive timeouts on the server', () => {
+    const server = t.app.getHttpServer() as Server;
+    assert.equal(server.headersTimeout, SERVER_TIMEOUTS.headersTimeout);
+    assert.equal(server.requestTimeout, SERVER_TIMEOUTS.requestTimeout);
+    assert.equal(server.keepAliveTimeout, SERVER_TIMEOUTS.keepAliveTimeout);
+  });
+});
