@@ -12,16 +12,18 @@ export class AuditService {
 
   constructor(private readonly repository: AuditRepository) {}
 
-  /** Pass the transaction when the event must commit together with the change it records. */
+  /**
+   * Appends the event to the chain. Pass the transaction when the event must commit together with
+   * the change it records; its time is taken when the chain's lock is held.
+   */
   async record(entry: AuditEntry, executor?: Kysely<DB>): Promise<void> {
     if (entry.outcome === 'denied') {
       this.logger.warn(
         `denied ${entry.action} (${entry.reason}) actor=${entry.actor?.id ?? '-'} ${entry.origin.method} ${entry.origin.path} request=${entry.origin.requestId}`,
       );
     }
-    await this.repository.insert(
+    await this.repository.append(
       {
-        occurred_at: new Date().toISOString(),
         action: entry.action,
         outcome: entry.outcome,
         reason: entry.reason ?? null,
