@@ -65,6 +65,13 @@ describeEachDatabase('the audit hash chain', (engine) => {
       assert.match(command.stdout, new RegExp(`^Audit chain intact: ${events.length} events, head ${events.at(-1)?.hash} `));
       assert.equal(command.stdout.trim().split('\n').length, 1);
     });
+    it('is documented in the OpenAPI document, with its answer and its 403', async () => {
+      const doc = (await t.http().get('/docs-json').expect(200)).body;
+      const operation = doc.paths[VERIFY].get;
+      assert.deepEqual(Object.keys(operation.responses).sort(), ['200', '401', '403', '500']);
+      const data = doc.components.schemas.AuditChainVerificationDto;
+      assert.deepEqual(Object.keys(data.properties).sort(), ['first_broken_event_id', 'head_hash', 'length', 'problem', 'state']);
+    });
   });
 
   describe('appending', () => {
