@@ -2,13 +2,13 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AssetsModule } from './assets';
 import { AuditModule } from './audit';
-import { AuthModule } from './auth/auth.module';
+import { AuthModule } from './auth';
 import { ApiExceptionFilter, BodyErrorInterceptor, createValidationPipe } from './common';
 import { type AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database';
 import { FleetModule } from './fleet';
-import { HealthModule } from './health/health.module';
-import { ImportModule } from './import/import.module';
+import { HealthModule } from './health';
+import { ImportModule } from './import';
 
 @Module({})
 export class AppModule {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { DECOMMISSION_BODY } from './support/fixtures';
-import { describeEachDatabase, failAllowedAuditEvents } from './support/databases';
+import { describeEachDatabase, failAuditEvents } from './support/databases';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const ACCESS_DENIED = {
@@ -221,13 +221,13 @@ describeEachDatabase('DELETE /v1/assets/:asset_id', (engine) => {
     assert.equal(event.path, '/api/v1/assets/TIE-0002');
   });
 
-  it('commits the decommission and its audit event together: when the event cannot be written, the asset stays active', async () => {
+  it('commits the decommission and its audit event together: when the event cannot be written, 503 and the asset stays active', async () => {
     const id = 'TXN-0001';
     await t.db.insertInto('assets').values({ asset_id: id, asset_type: 'vehicle', former_pilot: 'TK-1' }).execute();
-    const restore = await failAllowedAuditEvents(t.db, engine);
+    const restore = await failAuditEvents(t.db, engine, 'allowed');
     try {
-      const res = await t.http().delete(`/v1/assets/${id}`).set('Authorization', admiral).send(DECOMMISSION_BODY).expect(500);
-      assert.deepEqual(res.body, { status: 'error', message: 'Internal server error', error_code: 'INTERNAL_ERROR' });
+      const res = await t.http().delete(`/v1/assets/${id}`).set('Authorization', admiral).send(DECOMMISSION_BODY).expect(503);
+      assert.deepEqual(res.body, { status: 'error', message: 'The service is temporarily unavailable', error_code: 'SERVICE_UNAVAILABLE' });
       assert.equal((await assetRow(id)).status, 'active');
       assert.equal((await eventsFor(id)).length, 0);
     } finally {

@@ -1,9 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
-import { AUDIT_ACTIONS, originOf } from '../audit';
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
-import { ApiErrorResponse } from '../common';
+import { ApiErrorResponse, AUDIT_ACTIONS, RequestOrigin } from '../common';
 import { ASSET_ACCESS_DENIED_MESSAGE, AssetAccessDeniedError } from './assets.errors';
 import { AssetsService } from './assets.service';
 import {
@@ -24,7 +22,7 @@ export class AssetsController {
   @HttpCode(HttpStatus.OK)
   @RequiresClearance(7, {
     action: AUDIT_ACTIONS.decommission,
-    deniedError: () => new AssetAccessDeniedError(HttpStatus.FORBIDDEN),
+    deniedError: AssetAccessDeniedError.forbidden,
   })
   @ApiOperation({
     summary: 'Decommission an asset (clearance 7 or higher)',
@@ -39,9 +37,9 @@ export class AssetsController {
     @Param() { asset_id }: AssetIdParamDto,
     @Body() body: DecommissionAssetDto,
     @CurrentOfficer() officer: AuthenticatedOfficer,
-    @Req() request: Request,
+    @RequestOrigin() origin: RequestOrigin,
   ): Promise<DecommissionResponseDto> {
-    const data = await this.assets.decommission(asset_id, body, officer, originOf(request));
+    const data = await this.assets.decommission(asset_id, body, officer, origin);
     return { status: 'success', message: `Asset ${asset_id} decommissioned successfully`, data };
   }
 

@@ -7,7 +7,15 @@ export const ASSET_ACCESS_DENIED_MESSAGE = 'Asset not found or clearance insuffi
 export class AssetAccessDeniedError extends ApiError {
   readonly errorCode = 'ASSET_ACCESS_DENIED';
 
-  constructor(readonly status: HttpStatus.FORBIDDEN | HttpStatus.NOT_FOUND) {
+  private constructor(readonly status: HttpStatus.FORBIDDEN | HttpStatus.NOT_FOUND) {
     super(ASSET_ACCESS_DENIED_MESSAGE);
+  }
+
+  static forbidden(this: void): AssetAccessDeniedError {
+    return new AssetAccessDeniedError(HttpStatus.FORBIDDEN);
+  }
+
+  static notFound(this: void): AssetAccessDeniedError {
+    return new AssetAccessDeniedError(HttpStatus.NOT_FOUND);
   }
 }

@@ -1,6 +1,27 @@
 import { Injectable } from '@nestjs/common';
-import { Kysely } from 'kysely';
-import { type AssetRow, type AssetStatus, countRows, type DB, type NewAsset, type Page, selectPage, upsertRows } from '../database';
+import { Kysely, type NotNull } from 'kysely';
+import { type AssetStatus, countRows, type DB, type NewAsset, selectPage, upsertRows } from '../database';
+
+/** What the API shows of an asset record, in the order it shows it. */
+export const ASSET_COLUMNS = [
+  'asset_id',
+  'asset_type',
+  'former_pilot',
+  'status',
+  'decommission_reason',
+  'decommissioned_at',
+  'authorized_by',
+] as const;
+
+/** The spec's decommission response, in the spec's order. */
+export const DECOMMISSIONED_ASSET_COLUMNS = [
+  'asset_id',
+  'asset_type',
+  'former_pilot',
+  'decommission_reason',
+  'decommissioned_at',
+  'authorized_by',
+] as const;
 
 export interface DecommissionRecord {
   decommission_reason: string;
@@ -12,23 +33,24 @@ export interface DecommissionRecord {
 export class AssetsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  findById(assetId: string): Promise<AssetRow | undefined> {
-    return this.db.selectFrom('assets').selectAll().where('asset_id', '=', assetId).executeTakeFirst();
+  findById(assetId: string) {
+    return this.db.selectFrom('assets').select(ASSET_COLUMNS).where('asset_id', '=', assetId).executeTakeFirst();
   }
 
-  findPage(status: AssetStatus | undefined, limit: number, offset: number): Promise<Page<AssetRow>> {
+  findPage(status: AssetStatus | undefined, limit: number, offset: number) {
     const assets = status ? this.db.selectFrom('assets').where('status', '=', status) : this.db.selectFrom('assets');
-    return selectPage(assets, (query) => query.selectAll().orderBy('asset_id'), { limit, offset });
+    return selectPage(assets, (query) => query.select(ASSET_COLUMNS).orderBy('asset_id'), { limit, offset });
   }
 
   /** One conditional UPDATE, so of two racing decommissions exactly one sees the row. */
-  decommission(assetId: string, record: DecommissionRecord, executor: Kysely<DB> = this.db): Promise<AssetRow | undefined> {
+  decommission(assetId: string, record: DecommissionRecord, executor: Kysely<DB> = this.db) {
     return executor
       .updateTable('assets')
       .set({ ...record, status: 'decommissioned' })
       .where('asset_id', '=', assetId)
       .where('status', '=', 'active')
-      .returningAll()
+      .returning(DECOMMISSIONED_ASSET_COLUMNS)
+      .$narrowType<{ [K in keyof DecommissionRecord]: NotNull }>()
       .executeTakeFirst();
   }
 

@@ -4,10 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import { Logger } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { Kysely, sql } from 'kysely';
-import type { RequestOrigin } from '../audit';
 import { AuditRepository } from '../audit/audit.repository';
 import { AuditService } from '../audit/audit.service';
-import { ResourceNotFoundError } from '../common';
+import { type RequestOrigin, ResourceNotFoundError, ServiceUnavailableError } from '../common';
 import { createDatabase, type DB, migrateToLatest, type NewAsset, TransactionRunner } from '../database';
 import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsRepository } from './assets.repository';
@@ -22,6 +21,7 @@ const originFor = (assetId: string): RequestOrigin => ({
   ip: '10.0.0.7',
   method: 'DELETE',
   path: `/v1/assets/${assetId}`,
+  assetId,
 });
 
 const ACTIVE: NewAsset[] = [
@@ -56,12 +56,13 @@ function createService(db: Kysely<DB>): AssetsService {
 
 const listQuery = (query: Record<string, unknown> = {}) => plainToInstance(ListAssetsQueryDto, query);
 
-/** Asserts a 404 ASSET_ACCESS_DENIED. */
+/** Asserts a 404 ASSET_ACCESS_DENIED that is an ASSET_NOT_FOUND denial of the decommission by the admiral. */
 const deniedAsNotFound = (error: unknown) => {
   assert.ok(error instanceof AssetAccessDeniedError, `expected AssetAccessDeniedError, got ${String(error)}`);
   assert.equal(error.status, 404);
   assert.equal(error.errorCode, 'ASSET_ACCESS_DENIED');
   assert.equal(error.message, 'Asset not found or clearance insufficient');
+  assert.deepEqual(error.denial, { action: 'asset.decommission', reason: 'ASSET_NOT_FOUND', actor: ADMIRAL });
   return true;
 };
 
@@ -134,7 +135,7 @@ describe('AssetsService', () => {
       });
     });
 
-    it('refuses a second decommission of the same asset with 404, keeps the first record and records the denial', async () => {
+    it('refuses a second decommission of the same asset with a 404 denial and keeps the first record', async () => {
       const first = await assetRow('TIE-0001');
 
       await assert.rejects(
@@ -145,21 +146,14 @@ describe('AssetsService', () => {
       assert.deepEqual(await assetRow('TIE-0001'), first);
       assert.deepEqual(
         (await eventsFor('TIE-0001')).map((e) => [e.action, e.outcome, e.reason]),
-        [
-          ['asset.decommission', 'allowed', null],
-          ['asset.decommission', 'denied', 'ASSET_NOT_FOUND'],
-        ],
+        [['asset.decommission', 'allowed', null]],
       );
     });
 
-    it('refuses an unknown asset with 404 ASSET_ACCESS_DENIED and records one denied ASSET_NOT_FOUND event', async () => {
+    it('refuses an unknown asset with a 404 ASSET_NOT_FOUND denial and writes nothing itself', async () => {
       await assert.rejects(sut.decommission('XYZ-9999', BODY, ADMIRAL, originFor('XYZ-9999')), deniedAsNotFound);
 
-      const events = await eventsFor('XYZ-9999');
-      assert.deepEqual(
-        events.map((e) => [e.action, e.outcome, e.reason, e.actor, e.actor_clearance, e.path]),
-        [['asset.decommission', 'denied', 'ASSET_NOT_FOUND', 'admiral-7', 7, '/v1/assets/XYZ-9999']],
-      );
+      assert.deepEqual(await eventsFor('XYZ-9999'), []);
       assert.equal(await db.selectFrom('assets').selectAll().where('asset_id', '=', 'XYZ-9999').executeTakeFirst(), undefined);
     });
 
@@ -167,17 +161,13 @@ describe('AssetsService', () => {
       await assert.rejects(sut.decommission('OLD-0001', BODY, ADMIRAL, originFor('OLD-0001')), deniedAsNotFound);
 
       assert.deepEqual(await assetRow('OLD-0001'), OLD);
-      assert.deepEqual(
-        (await eventsFor('OLD-0001')).map((e) => [e.outcome, e.reason]),
-        [['denied', 'ASSET_NOT_FOUND']],
-      );
     });
 
-    it('rolls the decommission back when its audit event cannot be written', async () => {
+    it('rolls the decommission back and answers 503 when its audit event cannot be written', async () => {
       await sql`CREATE TRIGGER reject_allowed BEFORE INSERT ON audit_events WHEN NEW.outcome = 'allowed'
                 BEGIN SELECT RAISE(ABORT, 'audit store refused'); END`.execute(db);
       try {
-        await assert.rejects(sut.decommission('TXN-0001', BODY, ADMIRAL, originFor('TXN-0001')), /audit store refused/);
+        await assert.rejects(sut.decommission('TXN-0001', BODY, ADMIRAL, originFor('TXN-0001')), ServiceUnavailableError);
       } finally {
         await sql`DROP TRIGGER reject_allowed`.execute(db);
       }

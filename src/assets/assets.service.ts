@@ -1,22 +1,10 @@
-import { HttpStatus, Injectable } from '@nestjs/common';
-import { AUDIT_ACTIONS, AuditActor, AuditService, RequestOrigin } from '../audit';
-import { pageMeta, pageOffset, ResourceNotFoundError } from '../common';
-import { type AssetRow, TransactionRunner } from '../database';
+import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit';
+import { type Actor, AUDIT_ACTIONS, pageMeta, pageOffset, type RequestOrigin, ResourceNotFoundError } from '../common';
+import { TransactionRunner } from '../database';
 import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsRepository } from './assets.repository';
 import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetDto, ListAssetsQueryDto } from './dto/asset.dto';
-
-function toAssetDto(row: AssetRow): AssetDto {
-  return {
-    asset_id: row.asset_id,
-    asset_type: row.asset_type,
-    former_pilot: row.former_pilot,
-    status: row.status,
-    decommission_reason: row.decommission_reason,
-    decommissioned_at: row.decommissioned_at,
-    authorized_by: row.authorized_by,
-  };
-}
 
 @Injectable()
 export class AssetsService {
@@ -28,15 +16,15 @@ export class AssetsService {
 
   /**
    * The asset leaves the active records and its audit event is written in the same transaction;
-   * an asset that is missing or already decommissioned is refused and the refusal recorded.
+   * an asset that is missing or already decommissioned is refused with a denial, recorded where it is answered.
    */
   async decommission(
     assetId: string,
     request: DecommissionAssetDto,
-    officer: AuditActor,
+    officer: Actor,
     origin: RequestOrigin,
   ): Promise<DecommissionedAssetDto> {
-    const event = { action: AUDIT_ACTIONS.decommission, actor: officer, assetId, origin };
+    const action = AUDIT_ACTIONS.decommission;
     const record = {
       decommission_reason: request.reason,
       authorized_by: request.authorized_by,
@@ -45,20 +33,14 @@ export class AssetsService {
     const decommissioned = await this.transactions.run(async (trx) => {
       const row = await this.assets.decommission(assetId, record, trx);
       if (row) {
-        await this.audit.record({ ...event, outcome: 'allowed' }, trx);
+        await this.audit.record({ action, outcome: 'allowed', actor: officer, origin }, trx);
       }
       return row;
     });
     if (!decommissioned) {
-      await this.audit.record({ ...event, outcome: 'denied', reason: 'ASSET_NOT_FOUND' });
-      throw new AssetAccessDeniedError(HttpStatus.NOT_FOUND);
+      throw AssetAccessDeniedError.notFound().deniedAs({ action, reason: 'ASSET_NOT_FOUND', actor: officer });
     }
-    return {
-      asset_id: decommissioned.asset_id,
-      asset_type: decommissioned.asset_type,
-      former_pilot: decommissioned.former_pilot,
-      ...record,
-    };
+    return decommissioned;
   }
 
   async findOne(assetId: string): Promise<AssetDto> {
@@ -66,11 +48,11 @@ export class AssetsService {
     if (!row) {
       throw new ResourceNotFoundError('ASSET_NOT_FOUND', `Asset ${assetId} not found`);
     }
-    return toAssetDto(row);
+    return row;
   }
 
   async list(query: ListAssetsQueryDto): Promise<AssetPageDto> {
     const { rows, total } = await this.assets.findPage(query.status, query.limit, pageOffset(query));
-    return { assets: rows.map(toAssetDto), ...pageMeta(query, total) };
+    return { assets: rows, ...pageMeta(query, total) };
   }
 }

@@ -22,10 +22,11 @@ const HASHED_FIELDS = [
 ] as const satisfies readonly (keyof AuditEventRow)[];
 
 export type ChainedFields = Omit<AuditEventRow, 'hash'>;
-/** What the caller decides; the chain decides the rest. */
+/**
+ * What the caller decides; the chain decides the rest. Values must already be storable (see
+ * storable.ts): a lone surrogate, stored differently by each engine, would not match its hash once read back.
+ */
 export type UnchainedEvent = Omit<AuditEventRow, 'id' | 'occurred_at' | 'prev_hash' | 'hash'>;
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
  * SHA-256 over the JSON array of the fields: JSON keeps null apart from "null" and numbers apart
@@ -37,20 +38,10 @@ export function eventHash(event: ChainedFields): string {
     .digest('hex');
 }
 
-/**
- * A lone surrogate becomes U+FFFD before it is hashed and stored: PostgreSQL would store one U+FFFD
- * and SQLite three, so the event read back would no longer match a hash of what was sent.
- */
-function wellFormed(fields: UnchainedEvent): UnchainedEvent {
-  return Object.fromEntries(
-    Object.entries(fields).map(([field, value]) => [field, typeof value === 'string' ? value.replace(LONE_SURROGATE, '\uFFFD') : value]),
-  ) as UnchainedEvent;
-}
-
 /** The event that follows `head`: the next position, a time that never goes back, linked to the head's hash. */
 export function nextEvent(head: AuditChainHead, fields: UnchainedEvent, now: Date): AuditEventRow {
   const clock = now.toISOString();
   const occurredAt = head.last_occurred_at !== null && head.last_occurred_at > clock ? head.last_occurred_at : clock;
-  const chained: ChainedFields = { ...wellFormed(fields), id: head.last_event_id + 1, occurred_at: occurredAt, prev_hash: head.last_hash };
+  const chained: ChainedFields = { ...fields, id: head.last_event_id + 1, occurred_at: occurredAt, prev_hash: head.last_hash };
   return { ...chained, hash: eventHash(chained) };
 }

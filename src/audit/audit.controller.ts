@@ -1,8 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiErrorResponse } from '../common';
+import { ApiErrorResponse, AUDIT_ACTIONS } from '../common';
 import { RequiresClearance } from '../auth';
-import { AUDIT_ACTIONS } from './audit-entry';
 import { AuditChainVerifier } from './audit-chain.verifier';
 import { AuditService } from './audit.service';
 import { AuditChainVerificationResponseDto } from './dto/audit-chain.dto';

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DENIAL_RECORDER } from '../common';
 import { AuditChainVerifier } from './audit-chain.verifier';
 import { AuditController } from './audit.controller';
 import { AuditRepository } from './audit.repository';
@@ -6,7 +7,7 @@ import { AuditService } from './audit.service';
 
 @Module({
   controllers: [AuditController],
-  providers: [AuditRepository, AuditService, AuditChainVerifier],
-  exports: [AuditService],
+  providers: [AuditRepository, AuditService, AuditChainVerifier, { provide: DENIAL_RECORDER, useExisting: AuditService }],
+  exports: [AuditService, DENIAL_RECORDER],
 })
 export class AuditModule {}

@@ -1,42 +1,54 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { pageMeta, pageOffset } from '../common';
+import { type Denial, type DenialRecorder, pageMeta, pageOffset, type RequestOrigin, ServiceUnavailableError } from '../common';
 import type { DB } from '../database';
+import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry } from './audit-entry';
 import { AuditRepository } from './audit.repository';
 import type { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
+import { AUDIT_FIELD_LIMITS, storable } from './storable';
+
+function toEventFields({ action, outcome, reason, actor, origin }: AuditEntry): UnchainedEvent {
+  const optional = (value: string | null, limit: number) => (value === null ? null : storable(value, limit));
+  return {
+    action,
+    outcome,
+    reason: reason ?? null,
+    actor: actor ? storable(actor.id, AUDIT_FIELD_LIMITS.actor) : null,
+    actor_clearance: actor?.clearance ?? null,
+    asset_id: optional(origin.assetId, AUDIT_FIELD_LIMITS.assetId),
+    request_id: storable(origin.requestId, AUDIT_FIELD_LIMITS.requestId),
+    ip: optional(origin.ip, AUDIT_FIELD_LIMITS.ip),
+    method: storable(origin.method, AUDIT_FIELD_LIMITS.method),
+    path: storable(origin.path, AUDIT_FIELD_LIMITS.path),
+  };
+}
 
 @Injectable()
-export class AuditService {
+export class AuditService implements DenialRecorder {
   private readonly logger = new Logger('Audit');
 
   constructor(private readonly repository: AuditRepository) {}
 
   /**
-   * Appends the event to the chain. Pass the transaction when the event must commit together with
-   * the change it records; its time is taken when the chain's lock is held.
+   * Appends the event to the chain; its time is taken when the chain's lock is held. Pass the
+   * transaction when the event must commit together with the change it records. A write that fails
+   * is a 503: the decision it records must not be answered without it.
    */
   async record(entry: AuditEntry, executor?: Kysely<DB>): Promise<void> {
-    if (entry.outcome === 'denied') {
-      this.logger.warn(
-        `denied ${entry.action} (${entry.reason}) actor=${entry.actor?.id ?? '-'} ${entry.origin.method} ${entry.origin.path} request=${entry.origin.requestId}`,
-      );
+    try {
+      await this.repository.append(toEventFields(entry), executor);
+    } catch (error) {
+      this.logger.error(`audit event not written: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ServiceUnavailableError('The service is temporarily unavailable');
     }
-    await this.repository.append(
-      {
-        action: entry.action,
-        outcome: entry.outcome,
-        reason: entry.reason ?? null,
-        actor: entry.actor?.id ?? null,
-        actor_clearance: entry.actor?.clearance ?? null,
-        asset_id: entry.assetId ?? null,
-        request_id: entry.origin.requestId,
-        ip: entry.origin.ip,
-        method: entry.origin.method,
-        path: entry.origin.path,
-      },
-      executor,
+  }
+
+  async recordDenial(denial: Denial, origin: RequestOrigin): Promise<void> {
+    this.logger.warn(
+      `denied ${denial.action} (${denial.reason}) actor=${denial.actor?.id ?? '-'} ${origin.method} ${origin.path} request=${origin.requestId}`,
     );
+    await this.record({ ...denial, outcome: 'denied', origin });
   }
 
   async list(query: ListAuditEventsQueryDto): Promise<AuditEventPageDto> {

@@ -1,4 +1,3 @@
 export { AuditModule } from './audit.module';
 export { AuditService } from './audit.service';
-export { AUDIT_ACTIONS, DENIAL_REASONS, originOf, requestedAssetId } from './audit-entry';
-export type { AuditActor, DenialReason, RequestOrigin } from './audit-entry';
+export type { AuditEntry } from './audit-entry';

@@ -1,6 +1,6 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { Request } from 'express';
-import { ApiError, ApiErrorResponse, ForbiddenError } from '../common';
+import { ApiError, ApiErrorResponse, ClearanceInsufficientError } from '../common';
 import type { AuthenticatedOfficer } from './officer';
 
 export const IS_PUBLIC = 'auth:is-public';
@@ -18,7 +18,7 @@ export interface ClearanceRequirement {
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
 export function clearanceDenial(requirement: ClearanceRequirement): ApiError {
-  return requirement.deniedError?.() ?? new ForbiddenError(`Clearance level ${requirement.level} or higher is required`);
+  return requirement.deniedError?.() ?? new ClearanceInsufficientError(`Clearance level ${requirement.level} or higher is required`);
 }
 
 /** Feeds both the ClearanceGuard and the documented 403, so the docs show exactly what a refusal returns. */

@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { AuditModule } from '../audit';
 import { AuthenticationGuard } from './authentication.guard';
 import { ClearanceGuard } from './clearance.guard';
 import { TokenModule } from './token.module';
 
 @Module({
-  imports: [AuditModule, TokenModule],
+  imports: [TokenModule],
   providers: [
     // Registration order is execution order: authenticate, then check clearance.
     { provide: APP_GUARD, useClass: AuthenticationGuard },

@@ -1,8 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AUDIT_ACTIONS, AuditService, originOf, requestedAssetId } from '../audit';
-import { UnauthenticatedError } from '../common';
+import { AUDIT_ACTIONS, UnauthenticatedError } from '../common';
 import { IS_PUBLIC } from './auth.decorators';
 import { TokenRejectedError, TokenService } from './token.service';
 
@@ -15,13 +14,12 @@ const MESSAGES = {
 } as const;
 type TokenDenial = keyof typeof MESSAGES;
 
-/** Runs first on every route: no valid token, no entry, and the refusal is on the record. */
+/** Runs first on every route: no valid token, no entry. The refusal is a denial, recorded where it is answered. */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: TokenService,
-    private readonly audit: AuditService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -33,14 +31,7 @@ export class AuthenticationGuard implements CanActivate {
     if (!denial) {
       return true;
     }
-    await this.audit.record({
-      action: AUDIT_ACTIONS.authenticate,
-      outcome: 'denied',
-      reason: denial,
-      assetId: requestedAssetId(request),
-      origin: originOf(request),
-    });
-    throw new UnauthenticatedError(MESSAGES[denial]);
+    throw new UnauthenticatedError(MESSAGES[denial]).deniedAs({ action: AUDIT_ACTIONS.authenticate, reason: denial });
   }
 
   /** Puts the officer on the request, or says why it cannot. */

@@ -1,14 +1,11 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { beforeEach, describe, it } from 'node:test';
-import { HttpStatus } from '@nestjs/common';
+import { describe, it } from 'node:test';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { Request } from 'express';
 import { AssetAccessDeniedError } from '../assets/assets.errors';
-import type { AuditEntry } from '../audit/audit-entry';
-import { recordingAuditService } from '../audit/audit.testing';
-import { ForbiddenError, UnauthenticatedError } from '../common';
+import { ApiError, ClearanceInsufficientError, UnauthenticatedError } from '../common';
 import { RequiresClearance } from './auth.decorators';
 import type { AuthenticatedOfficer } from './officer';
 import { ClearanceGuard } from './clearance.guard';
@@ -19,7 +16,7 @@ class Probe {
 
   @RequiresClearance(7, {
     action: 'asset.decommission',
-    deniedError: () => new AssetAccessDeniedError(HttpStatus.FORBIDDEN),
+    deniedError: AssetAccessDeniedError.forbidden,
   })
   decommission(this: void): void {}
 
@@ -34,16 +31,8 @@ class ClassProbe {
   overridden(this: void): void {}
 }
 
-function fakeRequest(officer?: AuthenticatedOfficer, params: Record<string, string> = {}) {
-  return {
-    get: () => undefined,
-    params,
-    method: 'DELETE',
-    originalUrl: '/v1/assets/TIE-0001',
-    ip: '10.0.0.7',
-    requestId: 'req-1',
-    officer,
-  } as unknown as Request;
+function fakeRequest(officer?: AuthenticatedOfficer) {
+  return { officer } as unknown as Request;
 }
 
 function contextFor(request: Request, handler: (this: void) => void, controller: new () => object = Probe) {
@@ -51,102 +40,73 @@ function contextFor(request: Request, handler: (this: void) => void, controller:
 }
 
 describe('ClearanceGuard', () => {
-  let calls: AuditEntry[];
-  let sut: ClearanceGuard;
+  const sut = new ClearanceGuard(new Reflector());
 
-  beforeEach(() => {
-    const recording = recordingAuditService();
-    calls = recording.entries;
-    sut = new ClearanceGuard(new Reflector(), recording.audit);
+  /** The error the guard throws for this request. */
+  function refusal(request: Request, handler: (this: void) => void, controller?: new () => object): ApiError {
+    try {
+      sut.canActivate(contextFor(request, handler, controller));
+    } catch (error) {
+      assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
+      return error;
+    }
+    assert.fail('the guard let the request through');
+  }
+
+  it('lets a route without a clearance requirement through, even without an officer', () => {
+    assert.equal(sut.canActivate(contextFor(fakeRequest(), Probe.prototype.unrestricted)), true);
   });
 
-  it('lets a route without a clearance requirement through, even without an officer, and records nothing', async () => {
-    assert.equal(await sut.canActivate(contextFor(fakeRequest(), Probe.prototype.unrestricted)), true);
-    assert.deepEqual(calls, []);
-  });
+  it('refuses clearance 6 on a level-7 route with 403 CLEARANCE_INSUFFICIENT, as a denial of the route\'s action by that officer', () => {
+    const error = refusal(fakeRequest({ id: 'lieutenant-6', clearance: 6 }), Probe.prototype.readAudit);
 
-  it('refuses clearance 6 on a level-7 route with 403 CLEARANCE_INSUFFICIENT and records the denial', async () => {
-    const request = fakeRequest({ id: 'lieutenant-6', clearance: 6 }, { asset_id: 'TIE-0001' });
-
-    await assert.rejects(sut.canActivate(contextFor(request, Probe.prototype.readAudit)), (error: unknown) => {
-      assert.ok(error instanceof ForbiddenError, `expected ForbiddenError, got ${String(error)}`);
-      assert.equal(error.status, 403);
-      assert.equal(error.errorCode, 'CLEARANCE_INSUFFICIENT');
-      assert.equal(error.message, 'Clearance level 7 or higher is required');
-      return true;
+    assert.ok(error instanceof ClearanceInsufficientError, `expected ClearanceInsufficientError, got ${String(error)}`);
+    assert.equal(error.status, 403);
+    assert.equal(error.errorCode, 'CLEARANCE_INSUFFICIENT');
+    assert.equal(error.message, 'Clearance level 7 or higher is required');
+    assert.deepEqual(error.denial, {
+      action: 'audit.read',
+      reason: 'CLEARANCE_INSUFFICIENT',
+      actor: { id: 'lieutenant-6', clearance: 6 },
     });
-
-    assert.deepEqual(calls, [
-      {
-        action: 'audit.read',
-        outcome: 'denied',
-        reason: 'CLEARANCE_INSUFFICIENT',
-        actor: { id: 'lieutenant-6', clearance: 6 },
-        assetId: 'TIE-0001',
-        origin: { requestId: 'req-1', ip: '10.0.0.7', method: 'DELETE', path: '/v1/assets/TIE-0001' },
-      },
-    ]);
   });
 
-  it("throws the decorator's deniedError instead of the default, and still records the denial", async () => {
-    const request = fakeRequest({ id: 'cadet-0', clearance: 0 }, { asset_id: 'TIE-0001' });
+  it("throws the decorator's deniedError instead of the default, still as a denial", () => {
+    const error = refusal(fakeRequest({ id: 'cadet-0', clearance: 0 }), Probe.prototype.decommission);
 
-    await assert.rejects(sut.canActivate(contextFor(request, Probe.prototype.decommission)), (error: unknown) => {
-      assert.ok(error instanceof AssetAccessDeniedError, `expected AssetAccessDeniedError, got ${String(error)}`);
-      assert.equal(error.status, 403);
-      assert.equal(error.errorCode, 'ASSET_ACCESS_DENIED');
-      return true;
-    });
-
-    assert.deepEqual(
-      calls.map((entry) => [entry.action, entry.outcome, entry.reason, entry.actor?.id, entry.assetId]),
-      [['asset.decommission', 'denied', 'CLEARANCE_INSUFFICIENT', 'cadet-0', 'TIE-0001']],
-    );
+    assert.ok(error instanceof AssetAccessDeniedError, `expected AssetAccessDeniedError, got ${String(error)}`);
+    assert.equal(error.status, 403);
+    assert.equal(error.errorCode, 'ASSET_ACCESS_DENIED');
+    assert.deepEqual(error.denial, { action: 'asset.decommission', reason: 'CLEARANCE_INSUFFICIENT', actor: { id: 'cadet-0', clearance: 0 } });
   });
 
   for (const clearance of [7, 8, 10]) {
-    it(`lets clearance ${clearance} through a level-7 route without recording anything`, async () => {
-      const request = fakeRequest({ id: 'admiral', clearance });
-
-      assert.equal(await sut.canActivate(contextFor(request, Probe.prototype.decommission)), true);
-      assert.deepEqual(calls, []);
+    it(`lets clearance ${clearance} through a level-7 route`, () => {
+      assert.equal(sut.canActivate(contextFor(fakeRequest({ id: 'admiral', clearance }), Probe.prototype.decommission)), true);
     });
   }
 
-  it('refuses a cleared route with 401 when no officer is on the request, and records nothing', async () => {
-    await assert.rejects(sut.canActivate(contextFor(fakeRequest(), Probe.prototype.readAudit)), (error: unknown) => {
-      assert.ok(error instanceof UnauthenticatedError, `expected UnauthenticatedError, got ${String(error)}`);
-      assert.equal(error.status, 401);
-      return true;
-    });
-    assert.deepEqual(calls, []);
+  it('refuses a cleared route with 401 when no officer is on the request, and it is no denial to record', () => {
+    const error = refusal(fakeRequest(), Probe.prototype.readAudit);
+
+    assert.ok(error instanceof UnauthenticatedError, `expected UnauthenticatedError, got ${String(error)}`);
+    assert.equal(error.status, 401);
+    assert.equal(error.denial, undefined);
   });
 
-  it('applies a controller-level requirement to its handlers', async () => {
-    const request = fakeRequest({ id: 'sergeant-4', clearance: 4 });
+  it('applies a controller-level requirement to its handlers', () => {
+    const error = refusal(fakeRequest({ id: 'sergeant-4', clearance: 4 }), ClassProbe.prototype.inherited, ClassProbe);
 
-    await assert.rejects(sut.canActivate(contextFor(request, ClassProbe.prototype.inherited, ClassProbe)), ForbiddenError);
-    assert.equal(
-      await sut.canActivate(contextFor(fakeRequest({ id: 'major-5', clearance: 5 }), ClassProbe.prototype.inherited, ClassProbe)),
-      true,
-    );
-    assert.deepEqual(
-      calls.map((entry) => [entry.action, entry.reason, entry.assetId]),
-      [['class.level', 'CLEARANCE_INSUFFICIENT', null]],
-    );
+    assert.ok(error instanceof ClearanceInsufficientError);
+    assert.equal(error.denial?.action, 'class.level');
+    assert.equal(sut.canActivate(contextFor(fakeRequest({ id: 'major-5', clearance: 5 }), ClassProbe.prototype.inherited, ClassProbe)), true);
   });
 
-  it("lets a handler's requirement override its controller's", async () => {
-    const request = fakeRequest({ id: 'colonel-8', clearance: 8 });
+  it("lets a handler's requirement override its controller's", () => {
+    const error = refusal(fakeRequest({ id: 'colonel-8', clearance: 8 }), ClassProbe.prototype.overridden, ClassProbe);
 
-    await assert.rejects(sut.canActivate(contextFor(request, ClassProbe.prototype.overridden, ClassProbe)), (error: unknown) => {
-      assert.ok(error instanceof ForbiddenError);
-      assert.equal(error.message, 'Clearance level 9 or higher is required');
-      return true;
-    });
-    assert.deepEqual(
-      calls.map((entry) => entry.action),
-      ['handler.level'],
-    );
+    assert.ok(error instanceof ClearanceInsufficientError);
+    assert.equal(error.message, 'Clearance level 9 or higher is required');
+    assert.equal(error.denial?.action, 'handler.level');
   });
 });

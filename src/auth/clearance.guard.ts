@@ -1,19 +1,15 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AuditService, originOf, requestedAssetId } from '../audit';
 import { UnauthenticatedError } from '../common';
 import { CLEARANCE_REQUIREMENT, ClearanceRequirement, clearanceDenial } from './auth.decorators';
 
-/** Runs after AuthenticationGuard on routes marked with @RequiresClearance; records every refusal. */
+/** Runs after AuthenticationGuard on routes marked with @RequiresClearance; a refusal is a denial, recorded where it is answered. */
 @Injectable()
 export class ClearanceGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly audit: AuditService,
-  ) {}
+  constructor(private readonly reflector: Reflector) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean {
     const requirement = this.reflector.getAllAndOverride<ClearanceRequirement | undefined>(CLEARANCE_REQUIREMENT, [
       context.getHandler(),
       context.getClass(),
@@ -30,14 +26,6 @@ export class ClearanceGuard implements CanActivate {
     if (officer.clearance >= requirement.level) {
       return true;
     }
-    await this.audit.record({
-      action: requirement.action,
-      outcome: 'denied',
-      reason: 'CLEARANCE_INSUFFICIENT',
-      actor: officer,
-      assetId: requestedAssetId(request),
-      origin: originOf(request),
-    });
-    throw clearanceDenial(requirement);
+    throw clearanceDenial(requirement).deniedAs({ action: requirement.action, reason: 'CLEARANCE_INSUFFICIENT', actor: officer });
   }
 }

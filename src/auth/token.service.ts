@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService, TokenExpiredError } from '@nestjs/jwt';
-import type { DenialReason } from '../audit';
+import type { DenialReason } from '../common';
 import { AuthenticatedOfficer, MAX_CLEARANCE, MIN_CLEARANCE } from './officer';
 
 export class TokenRejectedError extends Error {

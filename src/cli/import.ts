@@ -3,8 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { NestFactory } from '@nestjs/core';
 import { ConfigModule, loadAppConfig } from '../config';
 import { DatabaseModule, describeLocation } from '../database';
-import { ImportModule } from '../import/import.module';
-import { RecordImportService } from '../import/record-import.service';
+import { ImportModule, RecordImportService } from '../import';
 
 async function main(): Promise<void> {
   const [file] = process.argv.slice(2);

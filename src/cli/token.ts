@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
-import { TokenModule } from '../auth/token.module';
-import { TokenService } from '../auth/token.service';
+import { TokenModule, TokenService } from '../auth';
 import { ConfigModule, loadAppConfig } from '../config';
 
 const USAGE = 'usage: npm run token -- --sub <officer> --clearance <0-10> [--ttl 1h]';

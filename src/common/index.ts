@@ -4,7 +4,11 @@ export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageMetaDto, PageQueryDto, pageMeta, 
 export { ApiExceptionFilter } from './http/api-exception.filter';
 export { assignRequestId, serveApiAlias, REQUEST_ID_HEADER } from './http/request-context';
 export { BodyErrorInterceptor, deferBodyErrors } from './http/body-errors';
-export { createValidationPipe, describeValidationErrors } from './http/validation.pipe';
-export { ASSET_ID_PATTERN, IsAssetId, IsIntInRange, IsNonBlankString, ToInteger } from './dto/validators';
+export { createValidationPipe } from './http/validation.pipe';
+export { describeValidationErrors } from './validation/validation-errors';
+export { ASSET_ID_PATTERN, IsAssetId, IsIntInRange, IsNonBlankString, ToInteger } from './validation/validators';
 export { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from './errors/unavailability';
+export { AUDIT_ACTIONS, DENIAL_REASONS, type Actor, type Denial, type DenialReason } from './errors/denial';
+export { DENIAL_RECORDER, type DenialRecorder } from './errors/denial-recorder';
+export { RequestOrigin, requestOrigin } from './http/request-origin';
 export { SuccessEnvelope } from './dto/success-envelope.dto';

@@ -1,25 +1,12 @@
 import { Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { Kysely, sql } from 'kysely';
+import { Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { UNAVAILABILITY_CHECK } from '../common';
 import { createDatabase, isDatabaseUnavailable } from './create-database';
+import { DatabaseHealth } from './database-health';
 import type { DB } from './database.types';
 import { migrateToLatest } from './migrate';
 import { TransactionRunner } from './transaction-runner';
-
-@Injectable()
-export class DatabaseHealth {
-  constructor(private readonly db: Kysely<DB>) {}
-
-  async isReachable(): Promise<boolean> {
-    try {
-      await sql`select 1`.execute(this.db);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
 
 @Injectable()
 class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {

@@ -73,5 +73,4 @@ export type AssetRow = Selectable<AssetsTable>;
 export type NewAsset = Insertable<AssetsTable>;
 export type VesselRow = Selectable<VesselsTable>;
 export type AuditEventRow = Selectable<AuditEventsTable>;
-export type NewAuditEvent = Insertable<AuditEventsTable>;
 export type AuditChainHead = Selectable<AuditChainHeadTable>;

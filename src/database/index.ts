@@ -1,4 +1,5 @@
-export { DatabaseHealth, DatabaseModule } from './database.module';
+export { DatabaseModule } from './database.module';
+export { DatabaseHealth } from './database-health';
 export { TransactionRunner } from './transaction-runner';
 export { createDatabase, describeLocation } from './create-database';
 export { migrateToLatest } from './migrate';

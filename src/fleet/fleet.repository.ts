@@ -1,14 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { countRows, type DB, type Page, type Sector, selectPage, upsertRows, type VesselRow } from '../database';
+import { countRows, type DB, type Sector, selectPage, upsertRows, type VesselRow } from '../database';
+
+/** What the API shows of a vessel, in the order it shows it. */
+export const VESSEL_COLUMNS = ['id', 'name', 'class', 'length', 'crew', 'commander', 'sector', 'status'] as const;
 
 @Injectable()
 export class FleetRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  findPage(sector: Sector | undefined, limit: number, offset: number): Promise<Page<VesselRow>> {
+  findPage(sector: Sector | undefined, limit: number, offset: number) {
     const vessels = sector ? this.db.selectFrom('vessels').where('sector', '=', sector) : this.db.selectFrom('vessels');
-    return selectPage(vessels, (query) => query.selectAll().orderBy('id'), { limit, offset });
+    return selectPage(vessels, (query) => query.select(VESSEL_COLUMNS).orderBy('id'), { limit, offset });
   }
 
   count(): Promise<number> {

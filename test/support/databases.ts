@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import { Client } from 'pg';
-import type { DB } from '../../src/database';
+import type { AuditOutcome, DB } from '../../src/database';
 
 export type TestEngine = 'sqlite' | 'postgres';
 
@@ -58,22 +58,24 @@ export async function createTestDatabase(engine: TestEngine, dir: string): Promi
 }
 
 /**
- * Makes every insert of an `allowed` audit event fail, as a broken audit store would, and returns
- * the undo. Triggers are the one thing here whose SQL differs between the engines.
+ * Makes every insert of an audit event with this outcome fail, as a broken audit store would, and
+ * returns the undo. Triggers are the one thing here whose SQL differs between the engines.
  */
-export async function failAllowedAuditEvents(db: Kysely<DB>, engine: TestEngine): Promise<() => Promise<void>> {
+export async function failAuditEvents(db: Kysely<DB>, engine: TestEngine, outcome: AuditOutcome): Promise<() => Promise<void>> {
+  const name = sql.raw(`reject_${outcome}`);
+  const value = sql.lit(outcome);
   if (engine === 'sqlite') {
-    await sql`CREATE TRIGGER reject_allowed BEFORE INSERT ON audit_events WHEN NEW.outcome = 'allowed'
+    await sql`CREATE TRIGGER ${name} BEFORE INSERT ON audit_events WHEN NEW.outcome = ${value}
               BEGIN SELECT RAISE(ABORT, 'audit store refused'); END`.execute(db);
     return async () => {
-      await sql`DROP TRIGGER reject_allowed`.execute(db);
+      await sql`DROP TRIGGER ${name}`.execute(db);
     };
   }
-  await sql`CREATE FUNCTION reject_allowed() RETURNS trigger LANGUAGE plpgsql AS $$
-              BEGIN IF NEW.outcome = 'allowed' THEN RAISE EXCEPTION 'audit store refused'; END IF; RETURN NEW; END $$`.execute(db);
-  await sql`CREATE TRIGGER reject_allowed BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION reject_allowed()`.execute(db);
+  await sql`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+              BEGIN IF NEW.outcome = ${value} THEN RAISE EXCEPTION 'audit store refused'; END IF; RETURN NEW; END $$`.execute(db);
+  await sql`CREATE TRIGGER ${name} BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION ${name}()`.execute(db);
   return async () => {
-    await sql`DROP TRIGGER reject_allowed ON audit_events`.execute(db);
-    await sql`DROP FUNCTION reject_allowed()`.execute(db);
+    await sql`DROP TRIGGER ${name} ON audit_events`.execute(db);
+    await sql`DROP FUNCTION ${name}()`.execute(db);
   };
 }

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { ASSET_ID_PATTERN, IsAssetId, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
-import { DENIAL_REASONS } from '../audit-entry';
+import { ASSET_ID_PATTERN, DENIAL_REASONS, IsAssetId, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
 
 const OUTCOMES = ['allowed', 'denied'] as const;
 

@@ -1,4 +1,5 @@
 import { HttpStatus } from '@nestjs/common';
+import type { Denial } from './denial';
 
 /**
  * An error a client is meant to see. The global filter turns it into the
@@ -8,6 +9,13 @@ export abstract class ApiError extends Error {
   abstract readonly status: HttpStatus;
   abstract readonly errorCode: string;
   readonly headers: Readonly<Record<string, string>> = {};
+  /** Set when the error refuses access: the exception filter records it before it answers. */
+  denial?: Denial;
+
+  deniedAs(denial: Denial): this {
+    this.denial = denial;
+    return this;
+  }
 }
 
 export class ValidationFailedError extends ApiError {
@@ -21,7 +29,7 @@ export class UnauthenticatedError extends ApiError {
   override readonly headers = { 'WWW-Authenticate': 'Bearer' };
 }
 
-export class ForbiddenError extends ApiError {
+export class ClearanceInsufficientError extends ApiError {
   readonly status = HttpStatus.FORBIDDEN;
   readonly errorCode = 'CLEARANCE_INSUFFICIENT';
 }
@@ -44,4 +52,15 @@ export class PayloadTooLargeError extends ApiError {
 export class ServiceUnavailableError extends ApiError {
   readonly status = HttpStatus.SERVICE_UNAVAILABLE;
   readonly errorCode = 'SERVICE_UNAVAILABLE';
+}
+
+export class RateLimitedError extends ApiError {
+  readonly status = HttpStatus.TOO_MANY_REQUESTS;
+  readonly errorCode = 'RATE_LIMITED';
+  override readonly headers: Readonly<Record<string, string>>;
+
+  constructor(retryAfterSeconds: number) {
+    super('Too many requests; retry later');
+    this.headers = { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) };
+  }
 }

@@ -1,8 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, NotFoundException, Optional } from '@nestjs/common';
-import type { Response } from 'express';
-import { ApiError, ServiceUnavailableError } from '../errors/api-error';
-import { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../errors/unavailability';
+import type { Request, Response } from 'express';
 import type { ErrorResponseDto } from '../dto/error-response.dto';
+import { ApiError, ServiceUnavailableError } from '../errors/api-error';
+import { DENIAL_RECORDER, type DenialRecorder } from '../errors/denial-recorder';
+import { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../errors/unavailability';
+import { requestOrigin } from './request-origin';
 
 /** Codes for errors Nest or Express raise themselves (unknown route, bad URI encoding). */
 const CODE_BY_STATUS: Partial<Record<number, string>> = {
@@ -13,54 +15,82 @@ const CODE_BY_STATUS: Partial<Record<number, string>> = {
   [HttpStatus.METHOD_NOT_ALLOWED]: 'METHOD_NOT_ALLOWED',
   [HttpStatus.PAYLOAD_TOO_LARGE]: 'PAYLOAD_TOO_LARGE',
   [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: 'UNSUPPORTED_MEDIA_TYPE',
+  [HttpStatus.TOO_MANY_REQUESTS]: 'RATE_LIMITED',
+  [HttpStatus.SERVICE_UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
+  [HttpStatus.GATEWAY_TIMEOUT]: 'GATEWAY_TIMEOUT',
 };
 
-/** The one place where any failure becomes the spec's error body. */
+interface DescribedError {
+  status: number;
+  body: ErrorResponseDto;
+  headers: Readonly<Record<string, string>>;
+}
+
+function described(status: number, message: string, errorCode: string, headers: Readonly<Record<string, string>> = {}): DescribedError {
+  return { status, body: { status: 'error', message, error_code: errorCode }, headers };
+}
+
+/**
+ * The one place where any failure becomes the spec's error body, and where every denial is recorded:
+ * guards run before interceptors, so only the filter layer sees the refusals of guards, pipes and
+ * services alike.
+ */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
-  constructor(@Optional() @Inject(UNAVAILABILITY_CHECK) private readonly isUnavailable: UnavailabilityCheck = () => false) {}
+  constructor(
+    @Optional() @Inject(UNAVAILABILITY_CHECK) private readonly isUnavailable: UnavailabilityCheck = () => false,
+    @Optional() @Inject(DENIAL_RECORDER) private readonly denials?: DenialRecorder,
+  ) {}
 
-  catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
-    const { status, body, headers } = this.describe(exception);
+  async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
+    const http = host.switchToHttp();
+    const answer = await this.recordDenial(exception, http.getRequest<Request>());
+    const response = http.getResponse<Response>();
+    const { status, body, headers } = this.describe(answer);
     if (response.headersSent) {
       return;
     }
     response.status(status).set(headers).json(body);
   }
 
-  private describe(exception: unknown): {
-    status: number;
-    body: ErrorResponseDto;
-    headers: Readonly<Record<string, string>>;
-  } {
+  /** Records a denial before it is answered; a denial that cannot be recorded is never answered as one. */
+  private async recordDenial(exception: unknown, request: Request): Promise<unknown> {
+    if (!(exception instanceof ApiError) || !exception.denial || !this.denials) {
+      return exception;
+    }
+    try {
+      await this.denials.recordDenial(exception.denial, requestOrigin(request));
+      return exception;
+    } catch (failure) {
+      if (failure instanceof ApiError) {
+        return failure;
+      }
+      this.logger.error(`audit trail not written, answering 503: ${failure instanceof Error ? failure.message : String(failure)}`);
+      return new ServiceUnavailableError('The service is temporarily unavailable');
+    }
+  }
+
+  private describe(exception: unknown): DescribedError {
     if (!(exception instanceof ApiError) && this.isUnavailable(exception)) {
       this.logger.warn(`database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
       return this.describe(new ServiceUnavailableError('The service is temporarily unavailable'));
     }
     if (exception instanceof ApiError) {
-      return {
-        status: exception.status,
-        body: { status: 'error', message: exception.message, error_code: exception.errorCode },
-        headers: exception.headers,
-      };
+      return described(exception.status, exception.message, exception.errorCode, exception.headers);
     }
     if (exception instanceof HttpException && exception.getStatus() < 500) {
       const status = exception.getStatus();
       const message = exception instanceof NotFoundException ? 'Route not found' : exception.message;
-      return {
-        status,
-        body: { status: 'error', message, error_code: CODE_BY_STATUS[status] ?? 'REQUEST_REJECTED' },
-        headers: {},
-      };
+      return described(status, message, CODE_BY_STATUS[status] ?? 'REQUEST_REJECTED');
     }
     this.logger.error(exception instanceof Error ? exception.stack : String(exception));
-    return {
-      status: HttpStatus.INTERNAL_SERVER_ERROR,
-      body: { status: 'error', message: 'Internal server error', error_code: 'INTERNAL_ERROR' },
-      headers: {},
-    };
+    // A server-side HttpException keeps its status (a 503 stays a 503), never its message.
+    const status = exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;
+    const code = CODE_BY_STATUS[status];
+    return code
+      ? described(status, 'The service cannot answer this request right now', code)
+      : described(status, 'Internal server error', 'INTERNAL_ERROR');
   }
 }

@@ -1,0 +1,28 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+
+/** Where a request came from, as the audit trail records it. */
+export interface RequestOrigin {
+  requestId: string;
+  ip: string | null;
+  method: string;
+  path: string;
+  /** The asset the path names (the `asset_id` parameter), if any. */
+  assetId: string | null;
+}
+
+export function requestOrigin(req: Request): RequestOrigin {
+  const assetId: unknown = req.params?.asset_id;
+  return {
+    requestId: req.requestId,
+    ip: req.ip ?? null,
+    method: req.method,
+    path: req.originalUrl.split('?')[0],
+    assetId: typeof assetId === 'string' ? assetId : null,
+  };
+}
+
+/** The request's origin as a handler parameter, so controllers need no `@Req()`. */
+export const RequestOrigin = createParamDecorator((_data: unknown, context: ExecutionContext) =>
+  requestOrigin(context.switchToHttp().getRequest<Request>()),
+);

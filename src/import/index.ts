@@ -1,0 +1,2 @@
+export { ImportModule } from './import.module';
+export { RecordImportService } from './record-import.service';
