@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DECOMMISSION_BODY } from './support/fixtures';
-import { countRows } from '../src/database';
+import { type AuditEventRow, countRows } from '../src/database';
 import { describeEachDatabase } from './support/databases';
+import { decommission, expectErrorBody, itRefusesInvalidPaging, listAuditEvents, listFleet } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const EVENTS = '/v1/audit/events';
@@ -24,34 +24,16 @@ const EVENT_KEYS = [
 ].sort();
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-interface ListedEvent {
-  id: number;
-  occurred_at: string;
-  action: string;
-  outcome: string;
-  reason: string | null;
-  actor: string | null;
-  actor_clearance: number | null;
-  asset_id: string | null;
-  request_id: string;
-  ip: string | null;
-  method: string;
-  path: string;
-  prev_hash: string;
-  hash: string;
-}
-
 describeEachDatabase('GET /v1/audit/events', (engine) => {
   let t: TestApp;
   let admiral: string;
 
-  const list = (query = '', authorization = admiral) => t.http().get(`${EVENTS}${query}`).set('Authorization', authorization);
   const listOk = async (query = '') => {
-    const res = await list(query).expect(200);
+    const res = await listAuditEvents(t, query, admiral).expect(200);
     assert.equal(res.body.status, 'success');
     assert.deepEqual(Object.keys(res.body).sort(), ['data', 'status']);
     assert.deepEqual(Object.keys(res.body.data).sort(), ['events', 'page', 'per_page', 'total_count']);
-    return res.body.data as { events: ListedEvent[]; total_count: number; page: number; per_page: number };
+    return res.body.data as { events: AuditEventRow[]; total_count: number; page: number; per_page: number };
   };
   const clearEvents = () => t.db.deleteFrom('audit_events').execute();
   const lastEvent = () => t.db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
@@ -66,12 +48,8 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
   describe('clearance', () => {
     it('refuses clearance 6 with 403 CLEARANCE_INSUFFICIENT and records the refusal as audit.read', async () => {
       const countBefore = await eventCount();
-      const res = await list('', t.bearer('lieutenant-6', 6)).expect(403);
-      assert.deepEqual(Object.keys(res.body).sort(), ['error_code', 'message', 'status']);
-      assert.equal(res.body.status, 'error');
-      assert.equal(res.body.error_code, 'CLEARANCE_INSUFFICIENT');
-      assert.equal(typeof res.body.message, 'string');
-      assert.ok(res.body.message.length > 0);
+      const res = await listAuditEvents(t, '', t.bearer('lieutenant-6', 6));
+      expectErrorBody(res, 403, 'CLEARANCE_INSUFFICIENT');
 
       assert.equal(await eventCount(), countBefore + 1);
       const event = await lastEvent();
@@ -88,8 +66,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
     });
 
     it('refuses clearance 0 the same way', async () => {
-      const res = await list('', t.bearer('cadet-0', 0)).expect(403);
-      assert.equal(res.body.error_code, 'CLEARANCE_INSUFFICIENT');
+      expectErrorBody(await listAuditEvents(t, '', t.bearer('cadet-0', 0)), 403, 'CLEARANCE_INSUFFICIENT');
       const event = await lastEvent();
       assert.deepEqual(
         [event.action, event.reason, event.actor, event.actor_clearance],
@@ -98,25 +75,12 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
     });
 
     it('lets clearance 7 and 10 read', async () => {
-      await list().expect(200);
-      await list('', t.bearer('grand-moff', 10)).expect(200);
+      await listAuditEvents(t, '', admiral).expect(200);
+      await listAuditEvents(t, '', t.bearer('grand-moff', 10)).expect(200);
     });
 
     it('checks clearance before the query: clearance 6 with an invalid query still gets 403', async () => {
-      const res = await list('?limit=0&bogus=1', t.bearer('lieutenant-6', 6)).expect(403);
-      assert.equal(res.body.error_code, 'CLEARANCE_INSUFFICIENT');
-    });
-
-    it('refuses a request without a token with 401, recorded as auth.authenticate rather than audit.read', async () => {
-      const res = await t.http().get(EVENTS).expect(401);
-      assert.equal(res.body.error_code, 'UNAUTHENTICATED');
-      const event = await lastEvent();
-      assert.deepEqual([event.action, event.reason, event.actor], ['auth.authenticate', 'TOKEN_MISSING', null]);
-    });
-
-    it('is served under /api/v1 as well', async () => {
-      const res = await t.http().get(`/api${EVENTS}`).set('Authorization', admiral).expect(200);
-      assert.equal(res.body.status, 'success');
+      expectErrorBody(await listAuditEvents(t, 'limit=0&bogus=1', t.bearer('lieutenant-6', 6)), 403, 'CLEARANCE_INSUFFICIENT');
     });
   });
 
@@ -125,24 +89,13 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
 
     before(async () => {
       await clearEvents();
-      const allowed = await t
-        .http()
-        .delete('/v1/assets/TIE-0001')
-        .set('Authorization', admiral)
-        .set('X-Request-Id', 'caller-chosen-id-1')
-        .send(DECOMMISSION_BODY)
-        .expect(200);
+      const allowed = await decommission(t, 'TIE-0001', admiral).set('X-Request-Id', 'caller-chosen-id-1').expect(200);
       requestIds.allowed = allowed.headers['x-request-id'];
-      const cadet = await t
-        .http()
-        .delete('/v1/assets/TIE-0002')
-        .set('Authorization', t.bearer('cadet-3', 3))
-        .send(DECOMMISSION_BODY)
-        .expect(403);
+      const cadet = await decommission(t, 'TIE-0002', t.bearer('cadet-3', 3)).expect(403);
       requestIds.cadet = cadet.headers['x-request-id'];
-      const unknown = await t.http().delete('/v1/assets/XYZ-9999').set('Authorization', admiral).send(DECOMMISSION_BODY).expect(404);
+      const unknown = await decommission(t, 'XYZ-9999', admiral).expect(404);
       requestIds.unknown = unknown.headers['x-request-id'];
-      const anonymous = await t.http().get('/v1/fleet/star-destroyers').expect(401);
+      const anonymous = await listFleet(t, '').expect(401);
       requestIds.anonymous = anonymous.headers['x-request-id'];
       const anonymousAsset = await t.http().get('/api/v1/assets/EQP-0001').expect(401);
       requestIds.anonymousAsset = anonymousAsset.headers['x-request-id'];
@@ -205,9 +158,9 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         path: '/v1/assets/TIE-0001',
       },
     ];
-    const withoutGeneratedFields = (events: ListedEvent[]) =>
+    const withoutGeneratedFields = (events: AuditEventRow[]) =>
       events.map((event) => {
-        const rest: Partial<ListedEvent> = { ...event };
+        const rest: Partial<AuditEventRow> = { ...event };
         delete rest.id;
         delete rest.occurred_at;
         delete rest.ip;
@@ -248,7 +201,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
 
     it('echoes a caller-supplied X-Request-Id in the response and in request_id', async () => {
       assert.equal(requestIds.allowed, 'caller-chosen-id-1');
-      const { events } = await listOk('?outcome=allowed');
+      const { events } = await listOk('outcome=allowed');
       assert.equal(events[0].request_id, 'caller-chosen-id-1');
     });
 
@@ -271,44 +224,44 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
       };
 
       it('filters by outcome=allowed', async () => {
-        const { total, events } = await filtered('?outcome=allowed');
+        const { total, events } = await filtered('outcome=allowed');
         assert.equal(total, 1);
         assert.deepEqual(events, expected().filter((e) => e.outcome === 'allowed'));
       });
 
       it('filters by outcome=denied', async () => {
-        const { total, events } = await filtered('?outcome=denied');
+        const { total, events } = await filtered('outcome=denied');
         assert.equal(total, 4);
         assert.deepEqual(events, expected().filter((e) => e.outcome === 'denied'));
       });
 
       it('filters by asset_id', async () => {
         for (const assetId of ['TIE-0001', 'TIE-0002', 'XYZ-9999', 'EQP-0001']) {
-          const { total, events } = await filtered(`?asset_id=${assetId}`);
+          const { total, events } = await filtered(`asset_id=${assetId}`);
           assert.equal(total, 1);
           assert.deepEqual(events, expected().filter((e) => e.asset_id === assetId));
         }
-        const none = await filtered('?asset_id=FAC-0001');
+        const none = await filtered('asset_id=FAC-0001');
         assert.deepEqual(none, { total: 0, events: [] });
       });
 
       it('combines outcome and asset_id', async () => {
-        const denied = await filtered('?outcome=denied&asset_id=TIE-0002');
+        const denied = await filtered('outcome=denied&asset_id=TIE-0002');
         assert.equal(denied.total, 1);
         assert.deepEqual(denied.events, expected().filter((e) => e.asset_id === 'TIE-0002'));
-        assert.deepEqual(await filtered('?outcome=allowed&asset_id=TIE-0002'), { total: 0, events: [] });
-        assert.deepEqual(await filtered('?outcome=denied&asset_id=TIE-0001'), { total: 0, events: [] });
-        const allowed = await filtered('?asset_id=TIE-0001&outcome=allowed');
+        assert.deepEqual(await filtered('outcome=allowed&asset_id=TIE-0002'), { total: 0, events: [] });
+        assert.deepEqual(await filtered('outcome=denied&asset_id=TIE-0001'), { total: 0, events: [] });
+        const allowed = await filtered('asset_id=TIE-0001&outcome=allowed');
         assert.equal(allowed.total, 1);
         assert.equal(allowed.events[0].request_id, 'caller-chosen-id-1');
       });
 
       it('combines a filter with paging: total_count counts every match, not the page', async () => {
-        const data = await listOk('?outcome=denied&limit=3');
+        const data = await listOk('outcome=denied&limit=3');
         assert.equal(data.total_count, 4);
         assert.equal(data.per_page, 3);
         assert.deepEqual(withoutGeneratedFields(data.events), expected().filter((e) => e.outcome === 'denied').slice(0, 3));
-        const second = await listOk('?outcome=denied&limit=3&page=2');
+        const second = await listOk('outcome=denied&limit=3&page=2');
         assert.equal(second.total_count, 4);
         assert.equal(second.page, 2);
         assert.deepEqual(withoutGeneratedFields(second.events), expected().filter((e) => e.outcome === 'denied').slice(3));
@@ -319,22 +272,16 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
   describe('paging', () => {
     const TOTAL = 23;
     const FILTERED = 8; // i % 3 === 0 for i in 0..22
-    const ids = (events: ListedEvent[]) => events.map((e) => e.request_id);
+    const ids = (events: AuditEventRow[]) => events.map((e) => e.request_id);
     const seq = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, i) => `seq-${from - i}`);
 
     before(async () => {
       await clearEvents();
       for (let i = 0; i < TOTAL; i++) {
         if (i % 3 === 0) {
-          await t
-            .http()
-            .delete('/v1/assets/XYZ-9999')
-            .set('Authorization', admiral)
-            .set('X-Request-Id', `seq-${i}`)
-            .send(DECOMMISSION_BODY)
-            .expect(404);
+          await decommission(t, 'XYZ-9999', admiral).set('X-Request-Id', `seq-${i}`).expect(404);
         } else {
-          await t.http().get('/v1/fleet/star-destroyers').set('X-Request-Id', `seq-${i}`).expect(401);
+          await listFleet(t, '').set('X-Request-Id', `seq-${i}`).expect(401);
         }
       }
     });
@@ -345,85 +292,70 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
     });
 
     it('walks the pages newest first', async () => {
-      const second = await listOk('?page=2');
+      const second = await listOk('page=2');
       assert.deepEqual({ ...second, events: ids(second.events) }, { events: seq(12, 3), total_count: TOTAL, page: 2, per_page: 10 });
-      const third = await listOk('?page=3');
+      const third = await listOk('page=3');
       assert.deepEqual({ ...third, events: ids(third.events) }, { events: seq(2, 0), total_count: TOTAL, page: 3, per_page: 10 });
     });
 
     it('answers a page past the end with an empty list and the right total_count', async () => {
-      assert.deepEqual(await listOk('?page=4'), { events: [], total_count: TOTAL, page: 4, per_page: 10 });
-      assert.deepEqual(await listOk('?page=1000&limit=100'), { events: [], total_count: TOTAL, page: 1000, per_page: 100 });
+      assert.deepEqual(await listOk('page=4'), { events: [], total_count: TOTAL, page: 4, per_page: 10 });
+      assert.deepEqual(await listOk('page=1000&limit=100'), { events: [], total_count: TOTAL, page: 1000, per_page: 100 });
     });
 
     it('honours limit, and per_page is the effective limit', async () => {
-      const one = await listOk('?limit=1');
+      const one = await listOk('limit=1');
       assert.deepEqual({ ...one, events: ids(one.events) }, { events: ['seq-22'], total_count: TOTAL, page: 1, per_page: 1 });
-      const all = await listOk('?limit=100');
+      const all = await listOk('limit=100');
       assert.deepEqual({ ...all, events: ids(all.events) }, { events: seq(22, 0), total_count: TOTAL, page: 1, per_page: 100 });
-      const middle = await listOk('?limit=5&page=3');
+      const middle = await listOk('limit=5&page=3');
       assert.deepEqual({ ...middle, events: ids(middle.events) }, { events: seq(12, 8), total_count: TOTAL, page: 3, per_page: 5 });
     });
 
     it('counts only the matching events in total_count when filtering', async () => {
-      const first = await listOk('?asset_id=XYZ-9999&limit=5');
+      const first = await listOk('asset_id=XYZ-9999&limit=5');
       assert.deepEqual({ ...first, events: ids(first.events) }, {
         events: ['seq-21', 'seq-18', 'seq-15', 'seq-12', 'seq-9'],
         total_count: FILTERED,
         page: 1,
         per_page: 5,
       });
-      const second = await listOk('?asset_id=XYZ-9999&limit=5&page=2');
+      const second = await listOk('asset_id=XYZ-9999&limit=5&page=2');
       assert.deepEqual(ids(second.events), ['seq-6', 'seq-3', 'seq-0']);
       assert.equal(second.total_count, FILTERED);
-      assert.deepEqual(await listOk('?outcome=allowed'), { events: [], total_count: 0, page: 1, per_page: 10 });
-      assert.equal((await listOk('?outcome=denied')).total_count, TOTAL);
+      assert.deepEqual(await listOk('outcome=allowed'), { events: [], total_count: 0, page: 1, per_page: 10 });
+      assert.equal((await listOk('outcome=denied')).total_count, TOTAL);
     });
   });
 
   describe('query validation', () => {
-    const rejects = async (query: string, field: string) => {
-      const res = await list(query).expect(400);
-      assert.deepEqual(Object.keys(res.body).sort(), ['error_code', 'message', 'status']);
-      assert.equal(res.body.status, 'error');
-      assert.equal(res.body.error_code, 'VALIDATION_ERROR');
-      assert.match(res.body.message, new RegExp(`\\b${field}\\b`), `message names ${field}: ${res.body.message}`);
-    };
+    const rejects = async (query: string, field: string) =>
+      expectErrorBody(await listAuditEvents(t, query, admiral), 400, 'VALIDATION_ERROR', field);
 
-    it('refuses a limit that is not an integer from 1 to 100', async () => {
-      for (const limit of ['0', '101', 'abc', '1.5', '-1', '']) {
-        await rejects(`?limit=${limit}`, 'limit');
-      }
-    });
-
-    it('refuses a page that is not an integer of at least 1', async () => {
-      for (const page of ['0', '-1', 'abc', '1.5']) {
-        await rejects(`?page=${page}`, 'page');
-      }
-    });
+    itRefusesInvalidPaging(rejects);
 
     it('refuses an outcome other than allowed or denied', async () => {
       for (const outcome of ['ALLOWED', 'maybe', '', 'allowed,denied']) {
-        await rejects(`?outcome=${outcome}`, 'outcome');
+        await rejects(`outcome=${outcome}`, 'outcome');
       }
-      await rejects('?outcome=allowed&outcome=denied', 'outcome');
+      await rejects('outcome=allowed&outcome=denied', 'outcome');
     });
 
     it('refuses an asset_id that does not match ^[A-Z]{3}-[0-9]{4}$', async () => {
       for (const assetId of ['tie-0001', 'TIE-001', 'TIEX-0001', 'TIE_0001', 'TIE-00011', '']) {
-        await rejects(`?asset_id=${assetId}`, 'asset_id');
+        await rejects(`asset_id=${assetId}`, 'asset_id');
       }
     });
 
     it('refuses unknown query parameters, naming them', async () => {
-      await rejects('?sector=Outer%20Rim', 'sector');
-      await rejects('?limit=5&actor=admiral-7', 'actor');
+      await rejects('sector=Outer%20Rim', 'sector');
+      await rejects('limit=5&actor=admiral-7', 'actor');
     });
   });
 
   describe('client address', () => {
     const forwarded = async (app: TestApp) => {
-      await app.http().get('/v1/fleet/star-destroyers').set('X-Forwarded-For', '203.0.113.7');
+      await listFleet(app, '').set('X-Forwarded-For', '203.0.113.7');
       return (await app.db.selectFrom('audit_events').select('ip').orderBy('id', 'desc').executeTakeFirstOrThrow()).ip;
     };
 

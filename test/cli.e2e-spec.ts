@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { createDatabase } from '../src/database';
 import { loadAppConfig } from '../src/config';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from './support/databases';
+import { DECOMMISSIONED_ASSET, vesselRecord } from './support/fixtures';
 import { runScript, SCRIPTS, startServer } from './support/processes';
 
 const SECRET = 'cli-test-secret-that-is-at-least-32-chars';
@@ -192,16 +193,7 @@ describeEachDatabase('npm run db:import', (engine) => {
       await db.destroy();
     }
   };
-  const vessel = (id: string, name = 'Avenger') => ({
-    id,
-    name,
-    class: 'Imperial I-class',
-    length: '1600 meters',
-    crew: 37085,
-    commander: 'Captain Needa',
-    sector: 'Outer Rim',
-    status: 'operational',
-  });
+  const vessel = (id: string, name = 'Avenger') => vesselRecord(id, { name });
 
   before(async () => {
     cwd = workDir();
@@ -220,15 +212,8 @@ describeEachDatabase('npm run db:import', (engine) => {
         file('first.json', {
           assets: [
             { asset_id: 'TIE-0001', asset_type: 'vehicle', former_pilot: 'TK-421' },
-            {
-              asset_id: 'OLD-0001',
-              asset_type: 'facility',
-              former_pilot: 'W-1',
-              status: 'decommissioned',
-              decommission_reason: 'Flooded',
-              decommissioned_at: '2026-03-01T12:00:00Z',
-              authorized_by: 'Moff Jerjerrod',
-            },
+            // A time without milliseconds, stored as the API shows it.
+            { ...DECOMMISSIONED_ASSET, decommissioned_at: '2026-01-02T03:04:05Z' },
           ],
           vessels: [vessel('ISD-001'), vessel('ISD-002', 'Devastator')],
         }),
@@ -244,7 +229,7 @@ describeEachDatabase('npm run db:import', (engine) => {
     assert.deepEqual(
       assets.map((a) => [a.asset_id, a.status, a.decommissioned_at]),
       [
-        ['OLD-0001', 'decommissioned', '2026-03-01T12:00:00.000Z'],
+        ['OLD-0001', 'decommissioned', DECOMMISSIONED_ASSET.decommissioned_at],
         ['TIE-0001', 'active', null],
       ],
     );

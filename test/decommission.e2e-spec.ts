@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { DECOMMISSION_BODY } from './support/fixtures';
+import { DECOMMISSION_BODY, DECOMMISSION_RESULT_KEYS } from './support/fixtures';
 import { describeEachDatabase, failAuditEvents } from './support/databases';
+import { decommission, expectErrorBody } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const ACCESS_DENIED = {
@@ -29,18 +30,11 @@ describeEachDatabase('DELETE /v1/assets/:asset_id', (engine) => {
 
   it('decommissions an active asset with clearance 7: 200 and the spec body', async () => {
     const before = Date.now();
-    const res = await t.http().delete('/v1/assets/TIE-0001').set('Authorization', admiral).send(DECOMMISSION_BODY).expect(200);
+    const res = await decommission(t, 'TIE-0001', admiral).expect(200);
 
     assert.equal(res.body.status, 'success');
     assert.match(res.body.message, /TIE-0001 decommissioned successfully/);
-    assert.deepEqual(Object.keys(res.body.data).sort(), [
-      'asset_id',
-      'asset_type',
-      'authorized_by',
-      'decommission_reason',
-      'decommissioned_at',
-      'former_pilot',
-    ]);
+    assert.deepEqual(Object.keys(res.body.data).sort(), DECOMMISSION_RESULT_KEYS);
     assert.equal(res.body.data.asset_id, 'TIE-0001');
     assert.equal(res.body.data.asset_type, 'vehicle');
     assert.equal(res.body.data.former_pilot, 'TK-421');
@@ -74,7 +68,7 @@ describeEachDatabase('DELETE /v1/assets/:asset_id', (engine) => {
   });
 
   it('refuses a second decommission of the same asset with 404 ASSET_ACCESS_DENIED and records it', async () => {
-    const res = await t.http().delete('/v1/assets/TIE-0001').set('Authorization', admiral).send(DECOMMISSION_BODY).expect(404);
+    const res = await decommission(t, 'TIE-0001', admiral).expect(404);
     assert.deepEqual(res.body, ACCESS_DENIED);
     const events = await eventsFor('TIE-0001');
     assert.equal(events.length, 2);
@@ -84,7 +78,7 @@ describeEachDatabase('DELETE /v1/assets/:asset_id', (engine) => {
   });
 
   it('answers an unknown asset with 404 ASSET_ACCESS_DENIED and records the denial', async () => {
-    const res = await t.http().delete('/v1/assets/XYZ-9999').set('Authorization', admiral).send(DECOMMISSION_BODY).expect(404);
+    const res = await decommission(t, 'XYZ-9999', admiral).expect(404);
     assert.deepEqual(res.body, ACCESS_DENIED);
     const events = await eventsFor('XYZ-9999');
     assert.deepEqual(
@@ -94,12 +88,7 @@ describeEachDatabase('DELETE /v1/assets/:asset_id', (engine) => {
   });
 
   it('refuses clearance 6 with 403 ASSET_ACCESS_DENIED, the same body as 404, records it and leaves the asset active', async () => {
-    const res = await t
-      .http()
-      .delete('/v1/assets/TIE-0002')
-      .set('Authorization', t.bearer('lieutenant-6', 6))
-      .send(DECOMMISSION_BODY)
-      .expect(403);
+    const res = await decommission(t, 'TIE-0002', t.bearer('lieutenant-6', 6)).expect(403);
     assert.deepEqual(res.body, ACCESS_DENIED);
     assert.equal((await assetRow('TIE-0002')).status, 'active');
     const events = await eventsFor('TIE-0002');
@@ -112,110 +101,72 @@ describeEachDatabase('DELETE /v1/assets/:asset_id', (engine) => {
   });
 
   it('accepts clearance 10', async () => {
-    await t.http().delete('/v1/assets/FAC-0001').set('Authorization', t.bearer('grand-moff', 10)).send(DECOMMISSION_BODY).expect(200);
-  });
-
-  it('refuses a request without a token with 401 before anything else, and records it under the asset', async () => {
-    const res = await t.http().delete('/v1/assets/EQP-0001').send({ nonsense: true }).expect(401);
-    assert.equal(res.body.error_code, 'UNAUTHENTICATED');
-    assert.equal(res.headers['www-authenticate'], 'Bearer');
-    const events = await eventsFor('EQP-0001');
-    assert.deepEqual(
-      events.map((e) => [e.action, e.outcome, e.reason, e.actor]),
-      [['auth.authenticate', 'denied', 'TOKEN_MISSING', null]],
-    );
-    assert.equal((await assetRow('EQP-0001')).status, 'active');
+    await decommission(t, 'FAC-0001', t.bearer('grand-moff', 10)).expect(200);
   });
 
   describe('checks run in order: token, clearance, input, asset', () => {
     it('401 beats 403, 400 and 404', async () => {
-      const res = await t.http().delete('/v1/assets/bad-id').set('Content-Type', 'application/json').send('{not json').expect(401);
-      assert.equal(res.body.error_code, 'UNAUTHENTICATED');
+      expectErrorBody(await decommission(t, 'bad-id', undefined, '{not json'), 401, 'UNAUTHENTICATED');
     });
 
     it('403 beats 400 (bad id, malformed JSON, oversized body) and 404', async () => {
       const cadet = t.bearer('cadet', 3);
-      for (const [path, body] of [
-        ['/v1/assets/bad-id', DECOMMISSION_BODY],
-        ['/v1/assets/XYZ-0404', { reason: '' }],
-        ['/v1/assets/XYZ-0404', '{not json'],
-        ['/v1/assets/XYZ-0404', JSON.stringify({ reason: 'x'.repeat(20_000) })],
+      for (const [assetId, body] of [
+        ['bad-id', DECOMMISSION_BODY],
+        ['XYZ-0404', { reason: '' }],
+        ['XYZ-0404', '{not json'],
+        ['XYZ-0404', JSON.stringify({ reason: 'x'.repeat(20_000) })],
       ] as const) {
-        const res = await t
-          .http()
-          .delete(path)
-          .set('Authorization', cadet)
-          .set('Content-Type', 'application/json')
-          .send(body)
-          .expect(403);
+        const res = await decommission(t, assetId, cadet, body).expect(403);
         assert.deepEqual(res.body, ACCESS_DENIED);
       }
     });
 
     it('400 beats 404: invalid input on an unknown asset is a validation error', async () => {
-      const res = await t.http().delete('/v1/assets/XYZ-0404').set('Authorization', admiral).send({ reason: 'x' }).expect(400);
-      assert.equal(res.body.error_code, 'VALIDATION_ERROR');
+      expectErrorBody(await decommission(t, 'XYZ-0404', admiral, { reason: 'x' }), 400, 'VALIDATION_ERROR');
     });
   });
 
   describe('input', () => {
-    const rejects = async (path: string, body: unknown, ...fields: string[]) => {
-      const res = await t.http().delete(path).set('Authorization', admiral).send(body as object).expect(400);
-      assert.equal(res.body.status, 'error');
-      assert.equal(res.body.error_code, 'VALIDATION_ERROR');
+    const rejects = async (assetId: string, body: object, ...fields: [string, ...string[]]) => {
+      const res = await decommission(t, assetId, admiral, body);
       for (const field of fields) {
-        assert.match(res.body.message, new RegExp(field), `message names ${field}: ${res.body.message}`);
+        expectErrorBody(res, 400, 'VALIDATION_ERROR', field);
       }
       assert.equal((await assetRow('EQP-0001')).status, 'active');
     };
 
     it('refuses an asset id that does not match ^[A-Z]{3}-[0-9]{4}$', async () => {
       for (const id of ['eqp-0001', 'EQP-001', 'EQPX-0001', 'EQP_0001', 'EQP-00011']) {
-        await rejects(`/v1/assets/${id}`, DECOMMISSION_BODY, 'asset_id');
+        await rejects(id, DECOMMISSION_BODY, 'asset_id');
       }
     });
 
     it('requires reason and authorized_by', async () => {
-      await rejects('/v1/assets/EQP-0001', {}, 'reason', 'authorized_by');
-      await rejects('/v1/assets/EQP-0001', { reason: 'r' }, 'authorized_by');
-      await rejects('/v1/assets/EQP-0001', { authorized_by: 'a' }, 'reason');
+      await rejects('EQP-0001', {}, 'reason', 'authorized_by');
+      await rejects('EQP-0001', { reason: 'r' }, 'authorized_by');
+      await rejects('EQP-0001', { authorized_by: 'a' }, 'reason');
     });
 
     it('refuses blank, non-string and over-long values', async () => {
-      await rejects('/v1/assets/EQP-0001', { reason: '   ', authorized_by: 'a' }, 'reason');
-      await rejects('/v1/assets/EQP-0001', { reason: '', authorized_by: 'a' }, 'reason');
-      await rejects('/v1/assets/EQP-0001', { reason: 'r', authorized_by: '\t' }, 'authorized_by');
-      await rejects('/v1/assets/EQP-0001', { reason: 42, authorized_by: 'a' }, 'reason');
-      await rejects('/v1/assets/EQP-0001', { reason: 'x'.repeat(501), authorized_by: 'a' }, 'reason');
-      await rejects('/v1/assets/EQP-0001', { reason: 'r', authorized_by: 'x'.repeat(101) }, 'authorized_by');
+      await rejects('EQP-0001', { reason: '   ', authorized_by: 'a' }, 'reason');
+      await rejects('EQP-0001', { reason: '', authorized_by: 'a' }, 'reason');
+      await rejects('EQP-0001', { reason: 'r', authorized_by: '\t' }, 'authorized_by');
+      await rejects('EQP-0001', { reason: 42, authorized_by: 'a' }, 'reason');
+      await rejects('EQP-0001', { reason: 'x'.repeat(501), authorized_by: 'a' }, 'reason');
+      await rejects('EQP-0001', { reason: 'r', authorized_by: 'x'.repeat(101) }, 'authorized_by');
     });
 
     it('refuses unknown body fields', async () => {
-      await rejects('/v1/assets/EQP-0001', { ...DECOMMISSION_BODY, status: 'active' }, 'status');
-    });
-
-    it('refuses malformed JSON with a validation error', async () => {
-      const res = await t
-        .http()
-        .delete('/v1/assets/EQP-0001')
-        .set('Authorization', admiral)
-        .set('Content-Type', 'application/json')
-        .send('{"reason": ')
-        .expect(400);
-      assert.deepEqual(res.body, { status: 'error', message: 'Request body is not valid JSON', error_code: 'VALIDATION_ERROR' });
+      await rejects('EQP-0001', { ...DECOMMISSION_BODY, status: 'active' }, 'status');
     });
 
     it('accepts the boundary lengths 500 and 100', async () => {
-      await t
-        .http()
-        .delete('/v1/assets/EQP-0001')
-        .set('Authorization', admiral)
-        .send({ reason: 'r'.repeat(500), authorized_by: 'a'.repeat(100) })
-        .expect(200);
+      await decommission(t, 'EQP-0001', admiral, { reason: 'r'.repeat(500), authorized_by: 'a'.repeat(100) }).expect(200);
     });
   });
 
-  it('is served under /api/v1 as well', async () => {
+  it('records the path it was called on, /api/v1 included, in the allowed event', async () => {
     await t.http().delete('/api/v1/assets/TIE-0002').set('Authorization', admiral).send(DECOMMISSION_BODY).expect(200);
     const [event] = await eventsFor('TIE-0002').then((events) => events.filter((e) => e.outcome === 'allowed'));
     assert.equal(event.path, '/api/v1/assets/TIE-0002');
@@ -226,14 +177,14 @@ describeEachDatabase('DELETE /v1/assets/:asset_id', (engine) => {
     await t.db.insertInto('assets').values({ asset_id: id, asset_type: 'vehicle', former_pilot: 'TK-1' }).execute();
     const restore = await failAuditEvents(t.db, engine, 'allowed');
     try {
-      const res = await t.http().delete(`/v1/assets/${id}`).set('Authorization', admiral).send(DECOMMISSION_BODY).expect(503);
+      const res = await decommission(t, id, admiral).expect(503);
       assert.deepEqual(res.body, { status: 'error', message: 'The service is temporarily unavailable', error_code: 'SERVICE_UNAVAILABLE' });
       assert.equal((await assetRow(id)).status, 'active');
       assert.equal((await eventsFor(id)).length, 0);
     } finally {
       await restore();
     }
-    await t.http().delete(`/v1/assets/${id}`).set('Authorization', admiral).send(DECOMMISSION_BODY).expect(200);
+    await decommission(t, id, admiral).expect(200);
     assert.equal((await eventsFor(id)).length, 1);
   });
 
@@ -242,11 +193,7 @@ describeEachDatabase('DELETE /v1/assets/:asset_id', (engine) => {
     await t.db.insertInto('assets').values({ asset_id: id, asset_type: 'vehicle', former_pilot: 'TK-2' }).execute();
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, index) =>
-        t
-          .http()
-          .delete(`/v1/assets/${id}`)
-          .set('Authorization', t.bearer(`officer-${index}`, 7))
-          .send({ reason: `attempt ${index}`, authorized_by: 'Grand Moff Tarkin' }),
+        decommission(t, id, t.bearer(`officer-${index}`, 7), { reason: `attempt ${index}`, authorized_by: 'Grand Moff Tarkin' }),
       ),
     );
     const winners = responses.filter((res) => res.status === 200);

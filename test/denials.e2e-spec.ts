@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Logger } from '@nestjs/common';
 import { describeEachDatabase, failAuditEvents } from './support/databases';
-import { DECOMMISSION_BODY } from './support/fixtures';
+import { decommission, expectErrorBody, getAsset, listAuditEvents, listFleet } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
 
 /** Whatever a refused request carries, its denial is on the record, the same on both engines. */
 describeEachDatabase('every denial on the record', (engine) => {
   let t: TestApp;
   let lieutenant: string;
+  const forged = 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
 
   const lastEvent = () => t.db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
 
@@ -19,18 +20,15 @@ describeEachDatabase('every denial on the record', (engine) => {
   });
   after(() => t.close());
 
-  const authorizations = {
-    'no token': undefined,
-    'a forged token': 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl',
-    'clearance 3': 'lieutenant',
-  } as const;
+  const callers: Array<[string, () => string | undefined, number]> = [
+    ['no token', () => undefined, 401],
+    ['a forged token', () => forged, 401],
+    ['clearance 3', () => lieutenant, 403],
+  ];
 
-  for (const [who, authorization] of Object.entries(authorizations)) {
-    const expected = who === 'clearance 3' ? 403 : 401;
-
+  for (const [who, authorization, expected] of callers) {
     it(`records a path carrying a NUL byte with ${who} (${expected}), the NUL escaped`, async () => {
-      const req = t.http().delete('/v1/assets/%00').send(DECOMMISSION_BODY);
-      const res = await (authorization ? req.set('Authorization', authorization === 'lieutenant' ? lieutenant : authorization) : req);
+      const res = await decommission(t, '%00', authorization());
 
       assert.equal(res.status, expected);
       const event = await lastEvent();
@@ -41,9 +39,7 @@ describeEachDatabase('every denial on the record', (engine) => {
     });
 
     it(`records an asset id of 5,000 characters with ${who} (${expected}), cut with a marker`, async () => {
-      const longId = 'A'.repeat(5000);
-      const req = t.http().delete(`/v1/assets/${longId}`).send(DECOMMISSION_BODY);
-      const res = await (authorization ? req.set('Authorization', authorization === 'lieutenant' ? lieutenant : authorization) : req);
+      const res = await decommission(t, 'A'.repeat(5000), authorization());
 
       assert.equal(res.status, expected);
       const event = await lastEvent();
@@ -56,7 +52,7 @@ describeEachDatabase('every denial on the record', (engine) => {
   }
 
   it('stores a 15 KB path in at most 1,024 characters', async () => {
-    const res = await t.http().get(`/v1/assets/${'x'.repeat(15_000)}`).expect(401);
+    const res = await getAsset(t, 'x'.repeat(15_000)).expect(401);
 
     const event = await lastEvent();
     assert.equal(event.request_id, res.headers['x-request-id']);
@@ -64,7 +60,7 @@ describeEachDatabase('every denial on the record', (engine) => {
   });
 
   it('stores an unpaired surrogate in a token subject as U+FFFD', async () => {
-    const res = await t.http().get('/v1/audit/events').set('Authorization', t.bearer('cadet-\ud800', 2)).expect(403);
+    const res = await listAuditEvents(t, '', t.bearer('cadet-\ud800', 2)).expect(403);
 
     const event = await lastEvent();
     assert.equal(event.request_id, res.headers['x-request-id']);
@@ -74,12 +70,11 @@ describeEachDatabase('every denial on the record', (engine) => {
   it('answers 503, never the 401, when the denial cannot be written', async () => {
     const restore = await failAuditEvents(t.db, engine, 'denied');
     try {
-      const res = await t.http().get('/v1/fleet/star-destroyers').expect(503);
-      assert.deepEqual(res.body, { status: 'error', message: 'The service is temporarily unavailable', error_code: 'SERVICE_UNAVAILABLE' });
-      await t.http().delete('/v1/assets/TIE-0001').set('Authorization', lieutenant).send(DECOMMISSION_BODY).expect(503);
+      expectErrorBody(await listFleet(t, ''), 503, 'SERVICE_UNAVAILABLE');
+      expectErrorBody(await decommission(t, 'TIE-0001', lieutenant), 503, 'SERVICE_UNAVAILABLE');
     } finally {
       await restore();
     }
-    await t.http().get('/v1/fleet/star-destroyers').expect(401);
+    expectErrorBody(await listFleet(t, ''), 401, 'UNAUTHENTICATED');
   });
 });

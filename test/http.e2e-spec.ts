@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Response } from 'supertest';
-import { DECOMMISSION_BODY } from './support/fixtures';
 import { describeEachDatabase } from './support/databases';
+import { DECOMMISSION_BODY } from './support/fixtures';
+import { decommission, expectErrorBody, getAsset, listAssets, listAuditEvents, listFleet } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BODY_LIMIT_BYTES = 16 * 1024;
 const INTERNAL_ERROR = { status: 'error', message: 'Internal server error', error_code: 'INTERNAL_ERROR' };
-
-/** The error body is exactly {status, message, error_code} and gives nothing of the implementation away. */
-function assertErrorBody(res: Response, errorCode: string): void {
-  assert.deepEqual(Object.keys(res.body).sort(), ['error_code', 'message', 'status'], res.text);
-  assert.equal(res.body.status, 'error');
-  assert.equal(res.body.error_code, errorCode);
-  assert.equal(typeof res.body.message, 'string');
-  assert.ok(res.body.message.length > 0);
-  assert.doesNotMatch(res.text, /\bat [\w.<>]+ \(|\\n\s*at /, 'no stack frames');
-  assert.doesNotMatch(res.text, /\.(ts|js):\d/, 'no source paths');
-  assert.doesNotMatch(res.text, /select .* from|insert into|update \w+ set|delete from|no such table|sqlite/i, 'no SQL');
-}
 
 describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
   let t: TestApp;
@@ -38,74 +26,50 @@ describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
 
   describe('error bodies', () => {
     it('400 is exactly {status, message, error_code} without stack, paths or SQL', async () => {
-      const query = await t.http().get('/v1/fleet/star-destroyers?limit=abc').set('Authorization', trooper).expect(400);
-      assertErrorBody(query, 'VALIDATION_ERROR');
-      const param = await t.http().get('/v1/assets/tie-1').set('Authorization', trooper).expect(400);
-      assertErrorBody(param, 'VALIDATION_ERROR');
-      const body = await t.http().delete('/v1/assets/TIE-0001').set('Authorization', admiral).send({ reason: 42 }).expect(400);
-      assertErrorBody(body, 'VALIDATION_ERROR');
+      expectErrorBody(await listFleet(t, 'limit=abc', trooper), 400, 'VALIDATION_ERROR');
+      expectErrorBody(await getAsset(t, 'tie-1', trooper), 400, 'VALIDATION_ERROR');
+      expectErrorBody(await decommission(t, 'TIE-0001', admiral, { reason: 42 }), 400, 'VALIDATION_ERROR');
     });
 
     it('401 is exactly {status, message, error_code} without stack, paths or SQL', async () => {
-      assertErrorBody(await t.http().get('/v1/fleet/star-destroyers').expect(401), 'UNAUTHENTICATED');
-      assertErrorBody(
-        await t.http().get('/v1/assets').set('Authorization', 'Bearer a.b.c').expect(401),
-        'UNAUTHENTICATED',
-      );
+      expectErrorBody(await listFleet(t, ''), 401, 'UNAUTHENTICATED');
+      expectErrorBody(await listAssets(t, '', 'Bearer a.b.c'), 401, 'UNAUTHENTICATED');
     });
 
     it('403 is exactly {status, message, error_code} without stack, paths or SQL', async () => {
-      assertErrorBody(await t.http().get('/v1/audit/events').set('Authorization', trooper).expect(403), 'CLEARANCE_INSUFFICIENT');
-      assertErrorBody(
-        await t.http().delete('/v1/assets/TIE-0001').set('Authorization', t.bearer('major-6', 6)).send(DECOMMISSION_BODY).expect(403),
-        'ASSET_ACCESS_DENIED',
-      );
+      expectErrorBody(await listAuditEvents(t, '', trooper), 403, 'CLEARANCE_INSUFFICIENT');
+      expectErrorBody(await decommission(t, 'TIE-0001', t.bearer('major-6', 6)), 403, 'ASSET_ACCESS_DENIED');
     });
 
     it('404 is exactly {status, message, error_code} without stack, paths or SQL', async () => {
-      assertErrorBody(await t.http().get('/v1/assets/XYZ-9999').set('Authorization', trooper).expect(404), 'ASSET_NOT_FOUND');
-      assertErrorBody(await t.http().get('/v1/nothing').expect(404), 'NOT_FOUND');
+      expectErrorBody(await getAsset(t, 'XYZ-9999', trooper), 404, 'ASSET_NOT_FOUND');
+      expectErrorBody(await t.http().get('/v1/nothing'), 404, 'NOT_FOUND');
     });
 
     it('413 is exactly {status, message, error_code} without stack, paths or SQL', async () => {
-      const res = await t
-        .http()
-        .delete('/v1/assets/TIE-0001')
-        .set('Authorization', admiral)
-        .send({ reason: 'x'.repeat(17_000), authorized_by: 'a' })
-        .expect(413);
-      assertErrorBody(res, 'PAYLOAD_TOO_LARGE');
+      expectErrorBody(await decommission(t, 'TIE-0001', admiral, { reason: 'x'.repeat(17_000), authorized_by: 'a' }), 413, 'PAYLOAD_TOO_LARGE');
     });
   });
 
   describe('routing', () => {
     it('answers an unknown route with 404 NOT_FOUND, with or without a token', async () => {
       for (const path of ['/v1/nothing', '/', '/api/v1/nothing', '/v2/fleet/star-destroyers']) {
-        assertErrorBody(await t.http().get(path).expect(404), 'NOT_FOUND');
-        assertErrorBody(await t.http().get(path).set('Authorization', trooper).expect(404), 'NOT_FOUND');
+        expectErrorBody(await t.http().get(path), 404, 'NOT_FOUND');
+        expectErrorBody(await t.http().get(path).set('Authorization', trooper), 404, 'NOT_FOUND');
       }
     });
 
     it('answers a wrong method on a known path with 404 NOT_FOUND', async () => {
-      assertErrorBody(await t.http().post('/v1/fleet/star-destroyers').set('Authorization', trooper).expect(404), 'NOT_FOUND');
-      assertErrorBody(
-        await t.http().put('/v1/assets/TIE-0001').set('Authorization', admiral).send(DECOMMISSION_BODY).expect(404),
-        'NOT_FOUND',
-      );
-      assertErrorBody(await t.http().delete('/v1/assets').set('Authorization', admiral).expect(404), 'NOT_FOUND');
+      expectErrorBody(await t.http().post('/v1/fleet/star-destroyers').set('Authorization', trooper), 404, 'NOT_FOUND');
+      expectErrorBody(await t.http().put('/v1/assets/TIE-0001').set('Authorization', admiral).send(DECOMMISSION_BODY), 404, 'NOT_FOUND');
+      expectErrorBody(await t.http().delete('/v1/assets').set('Authorization', admiral), 404, 'NOT_FOUND');
       assert.equal(await assetStatus('TIE-0001'), 'active');
     });
   });
 
   describe('request bodies', () => {
     it('refuses malformed JSON on DELETE with 400 VALIDATION_ERROR', async () => {
-      const res = await t
-        .http()
-        .delete('/v1/assets/TIE-0001')
-        .set('Authorization', admiral)
-        .set('Content-Type', 'application/json')
-        .send('{"reason": "r", ')
-        .expect(400);
+      const res = await decommission(t, 'TIE-0001', admiral, '{"reason": "r", ').expect(400);
       assert.deepEqual(res.body, { status: 'error', message: 'Request body is not valid JSON', error_code: 'VALIDATION_ERROR' });
       assert.equal(await assetStatus('TIE-0001'), 'active');
     });
@@ -113,17 +77,14 @@ describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
     it('refuses a JSON body over 16 KB with 413 PAYLOAD_TOO_LARGE and leaves the asset active', async () => {
       const body = { reason: 'x'.repeat(17_000), authorized_by: 'Grand Moff Tarkin' };
       assert.ok(Buffer.byteLength(JSON.stringify(body)) > BODY_LIMIT_BYTES);
-      const res = await t.http().delete('/v1/assets/TIE-0001').set('Authorization', admiral).send(body).expect(413);
-      assertErrorBody(res, 'PAYLOAD_TOO_LARGE');
+      expectErrorBody(await decommission(t, 'TIE-0001', admiral, body), 413, 'PAYLOAD_TOO_LARGE');
       assert.equal(await assetStatus('TIE-0001'), 'active');
     });
 
     it('reads a body just under 16 KB and refuses its over-long reason with 400, not 413', async () => {
       const body = { reason: 'x'.repeat(16_000), authorized_by: 'Grand Moff Tarkin' };
       assert.ok(Buffer.byteLength(JSON.stringify(body)) < BODY_LIMIT_BYTES);
-      const res = await t.http().delete('/v1/assets/TIE-0001').set('Authorization', admiral).send(body).expect(400);
-      assertErrorBody(res, 'VALIDATION_ERROR');
-      assert.match(res.body.message, /reason/);
+      expectErrorBody(await decommission(t, 'TIE-0001', admiral, body), 400, 'VALIDATION_ERROR', 'reason');
       assert.equal(await assetStatus('TIE-0001'), 'active');
     });
   });
@@ -133,13 +94,9 @@ describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
       const broken = await startTestApp({ engine });
       try {
         await broken.db.schema.dropTable('vessels').execute();
-        const res = await broken
-          .http()
-          .get('/v1/fleet/star-destroyers')
-          .set('Authorization', broken.bearer('trooper-0', 0))
-          .expect(500);
+        const res = await listFleet(broken, '', broken.bearer('trooper-0', 0));
+        expectErrorBody(res, 500, 'INTERNAL_ERROR');
         assert.deepEqual(res.body, INTERNAL_ERROR);
-        assertErrorBody(res, 'INTERNAL_ERROR');
         assert.doesNotMatch(res.text, /vessels/i);
         assert.match(res.headers['x-request-id'], UUID);
       } finally {
@@ -151,17 +108,12 @@ describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
   describe('X-Request-Id', () => {
     it('is on every response: 200, 400, 401, 403, 404 (unknown route), 413, health and docs', async () => {
       const responses = [
-        await t.http().get('/v1/fleet/star-destroyers').set('Authorization', trooper).expect(200),
-        await t.http().get('/v1/fleet/star-destroyers?limit=0').set('Authorization', trooper).expect(400),
-        await t.http().get('/v1/fleet/star-destroyers').expect(401),
-        await t.http().get('/v1/audit/events').set('Authorization', trooper).expect(403),
+        await listFleet(t, '', trooper).expect(200),
+        await listFleet(t, 'limit=0', trooper).expect(400),
+        await listFleet(t, '').expect(401),
+        await listAuditEvents(t, '', trooper).expect(403),
         await t.http().get('/v1/nothing').expect(404),
-        await t
-          .http()
-          .delete('/v1/assets/TIE-0001')
-          .set('Authorization', admiral)
-          .send({ reason: 'x'.repeat(17_000), authorized_by: 'a' })
-          .expect(413),
+        await decommission(t, 'TIE-0001', admiral, { reason: 'x'.repeat(17_000), authorized_by: 'a' }).expect(413),
         await t.http().get('/health/live').expect(200),
         await t.http().get('/health/ready').expect(200),
         await t.http().get('/docs-json').expect(200),
@@ -175,7 +127,7 @@ describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
 
     it('echoes a sane caller value unchanged', async () => {
       for (const id of ['req-123_abc.def:1', 'A', 'x'.repeat(128)]) {
-        const ok = await t.http().get('/v1/fleet/star-destroyers').set('Authorization', trooper).set('X-Request-Id', id).expect(200);
+        const ok = await listFleet(t, '', trooper).set('X-Request-Id', id).expect(200);
         assert.equal(ok.headers['x-request-id'], id);
         const notFound = await t.http().get('/v1/nothing').set('X-Request-Id', id).expect(404);
         assert.equal(notFound.headers['x-request-id'], id);
@@ -188,18 +140,6 @@ describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
         assert.notEqual(res.headers['x-request-id'], id);
         assert.match(res.headers['x-request-id'], UUID, id);
       }
-    });
-  });
-
-  describe('health', () => {
-    it('GET /health/live answers 200 {status: success} without a token', async () => {
-      const res = await t.http().get('/health/live').expect(200);
-      assert.deepEqual(res.body, { status: 'success' });
-    });
-
-    it('GET /health/ready answers 200 {status: success} without a token', async () => {
-      const res = await t.http().get('/health/ready').expect(200);
-      assert.deepEqual(res.body, { status: 'success' });
     });
   });
 

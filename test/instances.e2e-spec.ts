@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './support/databases';
 import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
-import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
+import { type RunningServer, runScript, SCRIPTS, startServers } from './support/processes';
 
 const SECRET = 'instances-test-secret-of-at-least-32-chars';
 
@@ -34,11 +34,11 @@ describe('several server processes on one PostgreSQL database', { skip: !process
     const imported = await runScript(SCRIPTS.import, [file], { cwd, env });
     assert.equal(imported.code, 0, imported.stderr);
 
-    servers = await Promise.all([startServer({ cwd, env }), startServer({ cwd, env })]);
+    servers = await startServers(2, { cwd, env });
     admiral = (await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim();
   });
   after(async () => {
-    await Promise.all(servers.map((server) => server.stop()));
+    await Promise.all((servers ?? []).map((server) => server.stop()));
     await database.drop();
     rmSync(cwd, { recursive: true, force: true });
   });
@@ -112,7 +112,7 @@ describe('several server processes on one PostgreSQL database', { skip: !process
   it('lets two instances that both migrate at start-up come up together on a fresh schema', async () => {
     const fresh = await createTestDatabase('postgres', cwd);
     const freshEnv = { ...env, DATABASE_URL: fresh.url, MIGRATE_ON_START: 'true' };
-    const pair = await Promise.all([startServer({ cwd, env: freshEnv }), startServer({ cwd, env: freshEnv })]);
+    const pair = await startServers(2, { cwd, env: freshEnv });
     try {
       for (const server of pair) {
         assert.equal((await fetch(`${server.url}/health/ready`)).status, 200);

@@ -12,6 +12,7 @@ import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsRepository } from './assets.repository';
 import { AssetsService } from './assets.service';
 import { ListAssetsQueryDto } from './dto/asset.dto';
+import { DECOMMISSIONED_ASSET } from '../../test/support/fixtures';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BODY = { reason: 'Damaged beyond repair', authorized_by: 'Grand Moff Tarkin' };
@@ -29,15 +30,7 @@ const ACTIVE: NewAsset[] = [
   { asset_id: 'TIE-0002', asset_type: 'vehicle', former_pilot: 'TN-3465' },
   { asset_id: 'TXN-0001', asset_type: 'vehicle', former_pilot: 'TK-1' },
 ];
-const OLD: NewAsset = {
-  asset_id: 'OLD-0001',
-  asset_type: 'vehicle',
-  former_pilot: 'TK-099',
-  status: 'decommissioned',
-  decommission_reason: 'Lost at Hoth',
-  decommissioned_at: '2026-01-02T03:04:05.000Z',
-  authorized_by: 'General Veers',
-};
+const OLD: NewAsset = DECOMMISSIONED_ASSET;
 
 async function openDatabase(assets: NewAsset[]): Promise<Kysely<DB>> {
   const db = createDatabase({ dialect: 'sqlite', path: ':memory:' });

@@ -63,7 +63,9 @@ export async function startServer(options: { cwd: string; env?: Record<string, s
       await once(child, 'exit');
     }
   };
-  for (let attempt = 0; attempt < 100; attempt++) {
+  // Generous: a loaded two-core machine can take several seconds to start Nest.
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
     if (child.exitCode !== null) {
       throw new Error(`server exited with ${child.exitCode}:\n${output}`);
     }
@@ -77,5 +79,17 @@ export async function startServer(options: { cwd: string; env?: Record<string, s
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await stop();
-  throw new Error(`server did not answer within 10 s:\n${output}`);
+  throw new Error(`server did not answer within 30 s:\n${output}`);
+}
+
+/** Starts several servers side by side; if one fails to start, the others are stopped before it throws. */
+export async function startServers(count: number, options: { cwd: string; env?: Record<string, string> }): Promise<RunningServer[]> {
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startServer(options)));
+  const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failure = started.find((result) => result.status === 'rejected');
+  if (failure) {
+    await Promise.all(servers.map((server) => server.stop()));
+    throw failure.reason;
+  }
+  return servers;
 }
