@@ -9,6 +9,7 @@ export const SCRIPTS = {
   token: join(__dirname, '..', '..', 'src', 'cli', 'token.js'),
   import: join(__dirname, '..', '..', 'src', 'cli', 'import.js'),
   migrate: join(__dirname, '..', '..', 'src', 'cli', 'migrate.js'),
+  auditVerify: join(__dirname, '..', '..', 'src', 'cli', 'audit-verify.js'),
 };
 
 export interface RunResult {
