@@ -5,7 +5,7 @@ import type { AuditChainHead, AuditEventRow } from '../database';
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** Every stored field but the hash itself, in the order the hash reads them: reordering them breaks every chain. */
-const HASHED_FIELDS = [
+export const HASHED_FIELDS = [
   'id',
   'occurred_at',
   'action',

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, selectPage } from '../database';
-import { nextEvent, type UnchainedEvent } from './audit-chain';
+import { HASHED_FIELDS, nextEvent, type UnchainedEvent } from './audit-chain';
+
+/** What the API shows of an event, in the order it shows it: the hashed fields, then the hash. */
+export const AUDIT_EVENT_COLUMNS = [...HASHED_FIELDS, 'hash'] as const;
 
 export interface AuditEventFilter {
   outcome?: AuditOutcome;
@@ -45,7 +48,7 @@ export class AuditRepository {
 
   /** Events in chain order after `afterId`, up to `throughId` when given. */
   findChainSegment(afterId: number, limit: number, throughId?: number): Promise<AuditEventRow[]> {
-    let events = this.db.selectFrom('audit_events').selectAll().where('id', '>', afterId);
+    let events = this.db.selectFrom('audit_events').select(AUDIT_EVENT_COLUMNS).where('id', '>', afterId);
     if (throughId !== undefined) {
       events = events.where('id', '<=', throughId);
     }
@@ -61,6 +64,6 @@ export class AuditRepository {
     if (filter.assetId) {
       events = events.where('asset_id', '=', filter.assetId);
     }
-    return selectPage(events, (query) => query.selectAll().orderBy('id', 'desc'), { limit, offset });
+    return selectPage(events, (query) => query.select(AUDIT_EVENT_COLUMNS).orderBy('id', 'desc'), { limit, offset });
   }
 }
