@@ -1,3 +1,3 @@
 export { APP_CONFIG, ConfigModule } from './config.module';
 export { ConfigurationError, loadAppConfig } from './app-config';
-export type { AppConfig, DatabaseLocation, PostgresLocation, RateLimitConfig, SqliteLocation } from './app-config';
+export type { AppConfig, DatabaseLocation, PostgresLocation, PostgresTimeouts, RateLimitConfig, SqliteLocation } from './app-config';

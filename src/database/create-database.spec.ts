@@ -6,6 +6,7 @@ import { autoIncrementKey, bytewiseText, createDatabase, describeLocation, isDat
 import type { DB } from './database.types';
 
 const errorWith = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
+const TIMEOUTS = { statementMs: 5_000, queryMs: 6_000, connectMs: 3_000, idleMs: 10_000, keepAliveDelayMs: 10_000 };
 
 describe('isDatabaseUnavailable', () => {
   it('recognises a refused, reset or timed-out connection', () => {
@@ -20,9 +21,18 @@ describe('isDatabaseUnavailable', () => {
     }
   });
 
+  it('recognises a statement cancelled by statement_timeout and refused credentials', () => {
+    for (const code of ['57014', '28P01', '28000']) {
+      assert.equal(isDatabaseUnavailable(errorWith(code)), true, code);
+    }
+  });
+
   it("recognises the pg driver's own connection messages and a busy SQLite file", () => {
     assert.equal(isDatabaseUnavailable(new Error('Connection terminated unexpectedly')), true);
     assert.equal(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect')), true);
+    assert.equal(isDatabaseUnavailable(new Error('Connection terminated due to connection timeout')), true);
+    assert.equal(isDatabaseUnavailable(new Error('Query read timeout')), true);
+    assert.equal(isDatabaseUnavailable(new Error('Client has encountered a connection error and is not queryable')), true);
     assert.equal(isDatabaseUnavailable(errorWith('SQLITE_BUSY')), true);
   });
 
@@ -44,14 +54,14 @@ describe('describeLocation', () => {
   });
 
   it('never shows a PostgreSQL password', () => {
-    const shown = describeLocation({ dialect: 'postgres', url: 'postgres://fleet:hunter2@db:5432/registry', poolSize: 5 });
+    const shown = describeLocation({ dialect: 'postgres', url: 'postgres://fleet:hunter2@db:5432/registry', poolSize: 5, timeouts: TIMEOUTS });
     assert.equal(shown, 'postgres://fleet:***@db:5432/registry');
   });
 });
 
 describe('engine-specific column definitions', () => {
   // Compiling needs no server: the PostgreSQL pool connects only when a query runs.
-  const postgres = createDatabase({ dialect: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none', poolSize: 1 });
+  const postgres = createDatabase({ dialect: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none', poolSize: 1, timeouts: TIMEOUTS });
   const sqlite = createDatabase({ dialect: 'sqlite', path: ':memory:' });
   after(async () => {
     await postgres.destroy();
