@@ -1,7 +1,10 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { autoIncrementKey, bytewiseText, createDatabase, describeLocation, isDatabaseUnavailable } from './create-database';
 import type { DB } from './database.types';
 
@@ -34,6 +37,7 @@ describe('isDatabaseUnavailable', () => {
     assert.equal(isDatabaseUnavailable(new Error('Query read timeout')), true);
     assert.equal(isDatabaseUnavailable(new Error('Client has encountered a connection error and is not queryable')), true);
     assert.equal(isDatabaseUnavailable(errorWith('SQLITE_BUSY')), true);
+    assert.equal(isDatabaseUnavailable(errorWith('SQLITE_BUSY_SNAPSHOT')), true);
   });
 
   it('looks inside an AggregateError, as a failed connect to every address of a host gives', () => {
@@ -79,5 +83,21 @@ describe('engine-specific column definitions', () => {
   it('gives SQLite an autoincrement key and plain text, which already sorts byte by byte', () => {
     assert.match(ddl(sqlite), /"id" integer primary key autoincrement/);
     assert.match(ddl(sqlite), /"key" text(,|\))/);
+  });
+});
+
+describe('the SQLite file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleet-registry-sqlite-'));
+  const db = createDatabase({ dialect: 'sqlite', path: join(dir, 'registry.sqlite') });
+  after(async () => {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is written ahead (WAL) and synced on every commit, so an answered decommission survives a power loss', async () => {
+    const { rows: journal } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(db);
+    const { rows: synchronous } = await sql<{ synchronous: number }>`pragma synchronous`.execute(db);
+    assert.equal(journal[0].journal_mode, 'wal');
+    assert.equal(synchronous[0].synchronous, 2, 'FULL');
   });
 });

@@ -32,7 +32,7 @@ function createSqlite(location: SqliteLocation): Kysely<DB> {
   }
   const sqlite = new BetterSqlite3(location.path);
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   return new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
 }
@@ -144,7 +144,6 @@ const UNAVAILABLE_CODES = new Set([
   '53300',
   '28P01',
   '28000',
-  'SQLITE_BUSY',
   'SQLITE_CANTOPEN',
 ]);
 // pg's own messages: a dropped connection, no connection within the timeout, no answer within the timeout.
@@ -159,7 +158,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     return false;
   }
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) {
+  // SQLSTATE class 08 is every connection exception; SQLITE_BUSY_* are the extended busy codes.
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('SQLITE_BUSY'))) {
     return true;
   }
   if (error instanceof AggregateError) {
