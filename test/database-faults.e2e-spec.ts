@@ -60,7 +60,7 @@ describe('the compiled server against a PostgreSQL connection that is reset or g
   before(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-faults-'));
     database = await createTestDatabase('postgres', cwd);
-    const env = { DATABASE_URL: database.url, JWT_SECRET: 'faults-test-secret-of-at-least-32-chars', SEED_DEMO: 'false' };
+    const env = { DATABASE_URL: database.url, JWT_SECRET: 'faults-test-secret-of-at-least-32-chars', SEED_DEMO: 'false', RATE_LIMIT_ENABLED: 'false' };
     const file = join(cwd, 'records.json');
     const assets = ASSET_IDS.map((asset_id) => ({ asset_id, asset_type: 'vehicle', former_pilot: 'TK-421' }));
     writeFileSync(file, JSON.stringify({ vessels: FIXTURE_RECORDS.vessels, assets }));

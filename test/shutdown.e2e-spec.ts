@@ -18,7 +18,7 @@ describeEachDatabase('SIGTERM while keep-alive clients keep sending', (engine) =
   before(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-shutdown-'));
     database = await createTestDatabase(engine, cwd);
-    const env = { DATABASE_URL: database.url, JWT_SECRET: 'shutdown-test-secret-of-at-least-32-chars' };
+    const env = { DATABASE_URL: database.url, JWT_SECRET: 'shutdown-test-secret-of-at-least-32-chars', RATE_LIMIT_ENABLED: 'false' };
     server = await startServer({ cwd, env });
     bearer = `Bearer ${(await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim()}`;
   });

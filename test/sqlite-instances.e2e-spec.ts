@@ -19,7 +19,12 @@ describe('two server processes on one SQLite file', () => {
 
   before(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-sqlite-instances-'));
-    const env = { DATABASE_URL: 'sqlite:registry.sqlite', JWT_SECRET: 'sqlite-instances-secret-of-32-characters', MIGRATE_ON_START: 'false' };
+    const env = {
+      DATABASE_URL: 'sqlite:registry.sqlite',
+      JWT_SECRET: 'sqlite-instances-secret-of-32-characters',
+      MIGRATE_ON_START: 'false',
+      RATE_LIMIT_ENABLED: 'false',
+    };
     const file = join(cwd, 'records.json');
     writeFileSync(file, JSON.stringify(FIXTURE_RECORDS));
     for (const [script, args] of [[SCRIPTS.migrate, []], [SCRIPTS.import, [file]]] as const) {
