@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createSigner } from 'fast-jwt';
 import { ConfigurationError } from '../config';
-import { privateTokenKey } from './token-keys';
+import { privateTokenKey } from '../config';
 import { TokenRejectedError, type TokenService } from './token.service';
 import { signHs256, TEST_SECRET, tokenServiceFor } from './token.testing';
 

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
-import { AuditChainVerifier, CHAIN_PROBLEMS } from '../audit/audit-chain.verifier';
-import { AuditRepository } from '../audit/audit.repository';
+import { AuditChainVerifier, AuditRepository, CHAIN_PROBLEMS } from '../audit';
 import { loadAppConfig } from '../config';
 import { createDatabase, describeLocation } from '../database';
 

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsOptional, IsUrl, Matches, validateSync } from 'class-validator';
-import { publicTokenKey, readPem, type TokenKey } from '../auth/token-keys';
+import { publicTokenKey, readPem, type TokenKey } from './token-keys';
 import { describeValidationErrors, IsIntInRange, ToInteger } from '../common';
 
 export interface SqliteLocation {

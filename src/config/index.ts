@@ -1,5 +1,6 @@
 export { APP_CONFIG, ConfigModule } from './config.module';
 export { ConfigurationError, loadAppConfig } from './app-config';
+export { algorithmOf, privateTokenKey, publicTokenKey, readPem, type TokenAlgorithm, type TokenKey } from './token-keys';
 export type {
   AppConfig,
   ConfiguredKey,
