@@ -3,7 +3,7 @@ import { createSecretKey, generateKeyPairSync, type KeyObject } from 'node:crypt
 import { JwtService } from '@nestjs/jwt';
 import { createVerifier } from 'fast-jwt';
 import { jwtVerify, SignJWT } from 'jose';
-import { tokenServiceFor } from '../src/auth/token.testing';
+import { tokenServiceFor } from '../test/support/tokens';
 
 const SECRET = 'bench-secret-that-is-at-least-32-characters';
 const ROUNDS = 7;

@@ -11,12 +11,14 @@ const EVENT_KEYS = [
   'actor',
   'actor_clearance',
   'asset_id',
+  'hash',
   'id',
   'ip',
   'method',
   'occurred_at',
   'outcome',
   'path',
+  'prev_hash',
   'reason',
   'request_id',
 ].sort();
@@ -156,12 +158,14 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         path: '/v1/assets/TIE-0001',
       },
     ];
-    const withoutIdTimeAndIp = (events: AuditEventRow[]) =>
+    const withoutGeneratedFields = (events: AuditEventRow[]) =>
       events.map((event) => {
         const rest: Partial<AuditEventRow> = { ...event };
         delete rest.id;
         delete rest.occurred_at;
         delete rest.ip;
+        delete rest.prev_hash;
+        delete rest.hash;
         return rest;
       });
 
@@ -170,7 +174,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
       assert.equal(data.total_count, 5);
       assert.equal(data.page, 1);
       assert.equal(data.per_page, 10);
-      assert.deepEqual(withoutIdTimeAndIp(data.events), expected());
+      assert.deepEqual(withoutGeneratedFields(data.events), expected());
       for (const event of data.events) {
         assert.equal(typeof event.ip, 'string');
         assert.ok(event.ip);
@@ -216,7 +220,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
     describe('filters', () => {
       const filtered = async (query: string) => {
         const data = await listOk(query);
-        return { total: data.total_count, events: withoutIdTimeAndIp(data.events) };
+        return { total: data.total_count, events: withoutGeneratedFields(data.events) };
       };
 
       it('filters by outcome=allowed', async () => {
@@ -256,11 +260,11 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         const data = await listOk('outcome=denied&limit=3');
         assert.equal(data.total_count, 4);
         assert.equal(data.per_page, 3);
-        assert.deepEqual(withoutIdTimeAndIp(data.events), expected().filter((e) => e.outcome === 'denied').slice(0, 3));
+        assert.deepEqual(withoutGeneratedFields(data.events), expected().filter((e) => e.outcome === 'denied').slice(0, 3));
         const second = await listOk('outcome=denied&limit=3&page=2');
         assert.equal(second.total_count, 4);
         assert.equal(second.page, 2);
-        assert.deepEqual(withoutIdTimeAndIp(second.events), expected().filter((e) => e.outcome === 'denied').slice(3));
+        assert.deepEqual(withoutGeneratedFields(second.events), expected().filter((e) => e.outcome === 'denied').slice(3));
       });
     });
   });

@@ -84,6 +84,32 @@ describe('several server processes on one PostgreSQL database', { skip: !process
     assert.equal((await json(servers[1], '/v1/assets/TIE-0002')).data.status, 'decommissioned');
   });
 
+  it('keeps one intact audit chain while both instances write at once, and both instances and the command verify it', async () => {
+    const cadet = (await runScript(SCRIPTS.token, ['--sub', 'cadet', '--clearance', '3'], { cwd, env })).stdout.trim();
+    const writes = Array.from({ length: 120 }, (_, index) => {
+      const server = servers[index % 2];
+      if (index % 3 === 0) return fetch(`${server.url}/v1/fleet/star-destroyers`);
+      const init = { method: 'DELETE', body: JSON.stringify(DECOMMISSION_BODY) };
+      return call(server, `/v1/assets/${index % 4 === 0 ? 'EQP-0001' : 'FAC-0001'}`, index % 3 === 1 ? { ...init, headers: { Authorization: `Bearer ${cadet}` } } : init);
+    });
+    assert.ok((await Promise.all(writes)).every((res) => res.status < 500));
+
+    const [fromA, fromB] = await Promise.all(servers.map((server) => json(server, '/v1/audit/verify')));
+    assert.equal(fromA.data.state, 'intact');
+    assert.deepEqual(fromB, fromA);
+    const listed = await json(servers[1], '/v1/audit/events?limit=100');
+    assert.equal(listed.data.total_count, fromA.data.length);
+    const events: { id: number; occurred_at: string; hash: string }[] = listed.data.events;
+    assert.equal(events[0].hash, fromA.data.head_hash);
+    for (let i = 1; i < events.length; i++) {
+      assert.equal(events[i - 1].id, events[i].id + 1);
+      assert.ok(events[i - 1].occurred_at >= events[i].occurred_at, 'occurred_at never decreases along the chain');
+    }
+    const command = await runScript(SCRIPTS.auditVerify, [], { cwd, env });
+    assert.equal(command.code, 0, command.stderr);
+    assert.match(command.stdout, new RegExp(`intact: ${fromA.data.length} events, head ${fromA.data.head_hash}`));
+  });
+
   it('lets two instances that both migrate at start-up come up together on a fresh schema', async () => {
     const fresh = await createTestDatabase('postgres', cwd);
     const freshEnv = { ...env, DATABASE_URL: fresh.url, MIGRATE_ON_START: 'true' };

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSigner } from 'fast-jwt';
-import { type JwksServer, signHs256, startJwksServer, toJwk, tokenServiceFor } from '../src/auth/token.testing';
+import { type JwksServer, signHs256, startJwksServer, toJwk, tokenServiceFor } from './support/tokens';
 import { describeEachDatabase, type TestEngine } from './support/databases';
 import { expectErrorBody, listFleet } from './support/http';
 import { runScript, SCRIPTS } from './support/processes';

@@ -112,8 +112,10 @@ describe('AssetsService', () => {
       const events = await eventsFor('TIE-0001');
 
       assert.equal(events.length, 1);
-      const { id, occurred_at, ...event } = events[0];
+      const { id, occurred_at, prev_hash, hash, ...event } = events[0];
       assert.equal(typeof id, 'number');
+      assert.match(prev_hash, /^[0-9a-f]{64}$/);
+      assert.match(hash, /^[0-9a-f]{64}$/);
       assert.match(occurred_at, ISO_UTC);
       assert.deepEqual(event, {
         action: 'asset.decommission',

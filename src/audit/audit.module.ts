@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DENIAL_RECORDER } from '../common';
 import { RateLimitModule } from '../rate-limit';
+import { AuditChainVerifier } from './audit-chain.verifier';
 import { AuditController } from './audit.controller';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
@@ -8,7 +9,7 @@ import { AuditService } from './audit.service';
 @Module({
   imports: [RateLimitModule],
   controllers: [AuditController],
-  providers: [AuditRepository, AuditService, { provide: DENIAL_RECORDER, useExisting: AuditService }],
+  providers: [AuditRepository, AuditService, AuditChainVerifier, { provide: DENIAL_RECORDER, useExisting: AuditService }],
   exports: [AuditService, DENIAL_RECORDER],
 })
 export class AuditModule {}

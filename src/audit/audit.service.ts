@@ -9,17 +9,17 @@ import {
   type RequestOrigin,
   ServiceUnavailableError,
 } from '../common';
-import type { DB, NewAuditEvent } from '../database';
+import type { DB } from '../database';
 import { DenialLimiter } from '../rate-limit';
+import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry } from './audit-entry';
 import { AuditRepository } from './audit.repository';
 import type { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
 
-function toEventRow({ action, outcome, reason, actor, origin }: AuditEntry): NewAuditEvent {
+function toEventFields({ action, outcome, reason, actor, origin }: AuditEntry): UnchainedEvent {
   const optional = (value: string | null, limit: number) => (value === null ? null : storable(value, limit));
   return {
-    occurred_at: new Date().toISOString(),
     action,
     outcome,
     reason: reason ?? null,
@@ -43,12 +43,13 @@ export class AuditService implements DenialRecorder {
   ) {}
 
   /**
-   * Pass the transaction when the event must commit together with the change it records. A write that
-   * fails is a 503: the decision it records must not be answered without it.
+   * Appends the event to the chain; its time is taken when the chain's lock is held. Pass the
+   * transaction when the event must commit together with the change it records. A write that fails
+   * is a 503: the decision it records must not be answered without it.
    */
   async record(entry: AuditEntry, executor?: Kysely<DB>): Promise<void> {
     try {
-      await this.repository.insert(toEventRow(entry), executor);
+      await this.repository.append(toEventFields(entry), executor);
     } catch (error) {
       this.logger.error(`audit event not written: ${error instanceof Error ? error.message : String(error)}`);
       throw new ServiceUnavailableError('The service is temporarily unavailable');

@@ -1,3 +1,5 @@
 export { AuditModule } from './audit.module';
 export { AuditService } from './audit.service';
 export type { AuditEntry } from './audit-entry';
+export { AuditChainVerifier, CHAIN_PROBLEMS } from './audit-chain.verifier';
+export { AuditRepository } from './audit.repository';

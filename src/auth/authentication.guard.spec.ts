@@ -7,7 +7,7 @@ import type { Request } from 'express';
 import { type Denial, UnauthenticatedError } from '../common';
 import { Public } from './auth.decorators';
 import { AuthenticationGuard } from './authentication.guard';
-import { signHs256, tokenServiceFor } from './token.testing';
+import { signHs256, tokenServiceFor } from '../../test/support/tokens';
 
 class Probe {
   @Public()

@@ -3,4 +3,3 @@ export { CurrentOfficer, Public, RequiresClearance } from './auth.decorators';
 export type { AuthenticatedOfficer } from './officer';
 export { TokenModule } from './token.module';
 export { TokenService } from './token.service';
-export { privateTokenKey } from './token-keys';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { JwksKeySet, parseJwks } from './jwks-key-set';
-import { type JwksServer, startJwksServer, toJwk } from './token.testing';
+import { type JwksServer, startJwksServer, toJwk } from '../../test/support/tokens';
 
 const ed = generateKeyPairSync('ed25519').publicKey;
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey;

@@ -1,6 +1,6 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { algorithmOf, type TokenKey } from './token-keys';
+import { algorithmOf, type TokenKey } from '../config';
 
 /** Keys older than this are fetched again before use, so a key withdrawn from the JWKS stops working. */
 const MAX_AGE_MS = 10 * 60_000;

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createSigner } from 'fast-jwt';
 import { ConfigurationError } from '../config';
-import { privateTokenKey } from './token-keys';
+import { privateTokenKey } from '../config';
 import { TokenRejectedError, type TokenService } from './token.service';
-import { signHs256, TEST_SECRET, tokenServiceFor } from './token.testing';
+import { signHs256, TEST_SECRET, tokenServiceFor } from '../../test/support/tokens';
 
 const nowInSeconds = () => Math.floor(Date.now() / 1000);
 const validClaims = () => ({ sub: 'officer-7', clearance: 7, exp: nowInSeconds() + 3600 });

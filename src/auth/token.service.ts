@@ -4,7 +4,7 @@ import type { AppConfig, JwtConfig } from '../config';
 import { JwksKeySet } from './jwks-key-set';
 import { resolveJwtSecret } from './jwt-secret';
 import { AuthenticatedOfficer, MAX_CLEARANCE, MIN_CLEARANCE } from './officer';
-import type { TokenKey } from './token-keys';
+import type { TokenKey } from '../config';
 
 export class TokenRejectedError extends Error {
   /** @param detail why, for the server log only: the client learns no more than the reason */

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
-import { privateTokenKey, TokenModule, TokenService } from '../auth';
-import { ConfigModule, loadAppConfig } from '../config';
+import { TokenModule, TokenService } from '../auth';
+import { ConfigModule, loadAppConfig, privateTokenKey } from '../config';
 
 const USAGE =
   'usage: npm run token -- --sub <officer> --clearance <0-10> [--ttl 1h] [--kid <kid of JWT_SECRET>] [--private-key <file.pem> --kid <kid>]';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { type AppConfig, ConfigurationError, loadAppConfig } from './app-config';
+import { type AppConfig, ConfigurationError, loadAppConfig, type PostgresLocation } from './app-config';
 
 const CWD = resolve('/srv/fleet-registry');
 const SECRET = 's'.repeat(32);
@@ -92,13 +92,15 @@ describe('loadAppConfig', () => {
 
     it('selects PostgreSQL for postgres:// and postgresql:// URLs, with a pool of 10 by default', () => {
       for (const url of ['postgres://fleet@db:5432/registry', 'postgresql://fleet:pw@db/registry?sslmode=require']) {
-        assert.deepEqual(load({ DATABASE_URL: url }).database, { dialect: 'postgres', url, poolSize: 10 });
+        const { timeouts, ...location } = load({ DATABASE_URL: url }).database as PostgresLocation;
+        assert.deepEqual(location, { dialect: 'postgres', url, poolSize: 10 });
+        assert.ok(timeouts);
       }
     });
 
     it('sizes the PostgreSQL pool with DATABASE_POOL_SIZE, 1 to 100', () => {
       const url = 'postgres://db/registry';
-      assert.deepEqual(load({ DATABASE_URL: url, DATABASE_POOL_SIZE: '25' }).database, { dialect: 'postgres', url, poolSize: 25 });
+      assert.equal((load({ DATABASE_URL: url, DATABASE_POOL_SIZE: '25' }).database as PostgresLocation).poolSize, 25);
       for (const size of ['0', '101', 'many', '2.5']) {
         refuses({ DATABASE_URL: url, DATABASE_POOL_SIZE: size }, 'DATABASE_POOL_SIZE');
       }

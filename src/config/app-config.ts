@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsOptional, IsUrl, Matches, validateSync } from 'class-validator';
-import { publicTokenKey, readPem, type TokenKey } from '../auth/token-keys';
+import { publicTokenKey, readPem, type TokenKey } from './token-keys';
 import { describeValidationErrors, IsIntInRange, ToInteger } from '../common';
 
 export interface SqliteLocation {
@@ -14,6 +14,21 @@ export interface PostgresLocation {
   dialect: 'postgres';
   url: string;
   poolSize: number;
+  timeouts: PostgresTimeouts;
+}
+
+/** Bounds on every wait for PostgreSQL, so a silent or overloaded server turns into errors, not hangs. */
+export interface PostgresTimeouts {
+  /** Server side: the longest one statement may run, and the longest a transaction may sit idle. */
+  statementMs: number;
+  /** Client side: the longest to wait for an answer, which a server gone silent never sends. */
+  queryMs: number;
+  /** Opening a connection, or waiting for a free one in the pool. */
+  connectMs: number;
+  /** An unused pooled connection is closed after this. */
+  idleMs: number;
+  /** Idle time before the first TCP keepalive probe on a connection. */
+  keepAliveDelayMs: number;
 }
 
 export type DatabaseLocation = SqliteLocation | PostgresLocation;
@@ -89,6 +104,31 @@ class EnvironmentVariables {
   DATABASE_POOL_SIZE?: number;
 
   @IsOptional()
+  @ToInteger()
+  @IsIntInRange(100, 600_000)
+  DATABASE_STATEMENT_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(100, 600_000)
+  DATABASE_QUERY_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(100, 60_000)
+  DATABASE_CONNECT_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1_000, 3_600_000)
+  DATABASE_IDLE_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1_000, 3_600_000)
+  DATABASE_KEEPALIVE_DELAY_MS?: number;
+
+  @IsOptional()
   @IsIn(['true', 'false'])
   MIGRATE_ON_START?: string;
 
@@ -158,10 +198,28 @@ class EnvironmentVariables {
   REDIS_URL?: string;
 }
 
+function postgresTimeouts(vars: EnvironmentVariables): PostgresTimeouts {
+  const statementMs = vars.DATABASE_STATEMENT_TIMEOUT_MS ?? 5_000;
+  // The server cancels a slow statement and says so; the client-side limit is for a server that says nothing.
+  const queryMs = vars.DATABASE_QUERY_TIMEOUT_MS ?? statementMs + 1_000;
+  if (queryMs <= statementMs) {
+    throw new ConfigurationError(
+      'Invalid configuration: DATABASE_QUERY_TIMEOUT_MS must be greater than DATABASE_STATEMENT_TIMEOUT_MS',
+    );
+  }
+  return {
+    statementMs,
+    queryMs,
+    connectMs: vars.DATABASE_CONNECT_TIMEOUT_MS ?? 3_000,
+    idleMs: vars.DATABASE_IDLE_TIMEOUT_MS ?? 10_000,
+    keepAliveDelayMs: vars.DATABASE_KEEPALIVE_DELAY_MS ?? 10_000,
+  };
+}
+
 function databaseLocation(vars: EnvironmentVariables, dataDir: string, cwd: string): DatabaseLocation {
   const url = vars.DATABASE_URL;
   if (url?.startsWith('postgres')) {
-    return { dialect: 'postgres', url, poolSize: vars.DATABASE_POOL_SIZE ?? 10 };
+    return { dialect: 'postgres', url, poolSize: vars.DATABASE_POOL_SIZE ?? 10, timeouts: postgresTimeouts(vars) };
   }
   const path = url?.slice('sqlite:'.length);
   return {

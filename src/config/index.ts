@@ -1,3 +1,13 @@
 export { APP_CONFIG, ConfigModule } from './config.module';
 export { ConfigurationError, loadAppConfig } from './app-config';
-export type { AppConfig, ConfiguredKey, DatabaseLocation, JwtConfig, PostgresLocation, RateLimitConfig, SqliteLocation } from './app-config';
+export { algorithmOf, privateTokenKey, publicTokenKey, readPem, type TokenAlgorithm, type TokenKey } from './token-keys';
+export type {
+  AppConfig,
+  ConfiguredKey,
+  DatabaseLocation,
+  JwtConfig,
+  PostgresLocation,
+  PostgresTimeouts,
+  RateLimitConfig,
+  SqliteLocation,
+} from './app-config';

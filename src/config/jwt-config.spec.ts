@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { publicTokenKey } from '../auth/token-keys';
+import { publicTokenKey } from './token-keys';
 import { ConfigurationError, loadAppConfig } from './app-config';
 
 const SECRET = 's'.repeat(32);

@@ -1,11 +1,15 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { autoIncrementKey, bytewiseText, createDatabase, describeLocation, isDatabaseUnavailable } from './create-database';
 import type { DB } from './database.types';
 
 const errorWith = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
+const TIMEOUTS = { statementMs: 5_000, queryMs: 6_000, connectMs: 3_000, idleMs: 10_000, keepAliveDelayMs: 10_000 };
 
 describe('isDatabaseUnavailable', () => {
   it('recognises a refused, reset or timed-out connection', () => {
@@ -20,10 +24,20 @@ describe('isDatabaseUnavailable', () => {
     }
   });
 
+  it('recognises a statement cancelled by statement_timeout and refused credentials', () => {
+    for (const code of ['57014', '28P01', '28000']) {
+      assert.equal(isDatabaseUnavailable(errorWith(code)), true, code);
+    }
+  });
+
   it("recognises the pg driver's own connection messages and a busy SQLite file", () => {
     assert.equal(isDatabaseUnavailable(new Error('Connection terminated unexpectedly')), true);
     assert.equal(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect')), true);
+    assert.equal(isDatabaseUnavailable(new Error('Connection terminated due to connection timeout')), true);
+    assert.equal(isDatabaseUnavailable(new Error('Query read timeout')), true);
+    assert.equal(isDatabaseUnavailable(new Error('Client has encountered a connection error and is not queryable')), true);
     assert.equal(isDatabaseUnavailable(errorWith('SQLITE_BUSY')), true);
+    assert.equal(isDatabaseUnavailable(errorWith('SQLITE_BUSY_SNAPSHOT')), true);
   });
 
   it('looks inside an AggregateError, as a failed connect to every address of a host gives', () => {
@@ -44,14 +58,14 @@ describe('describeLocation', () => {
   });
 
   it('never shows a PostgreSQL password', () => {
-    const shown = describeLocation({ dialect: 'postgres', url: 'postgres://fleet:hunter2@db:5432/registry', poolSize: 5 });
+    const shown = describeLocation({ dialect: 'postgres', url: 'postgres://fleet:hunter2@db:5432/registry', poolSize: 5, timeouts: TIMEOUTS });
     assert.equal(shown, 'postgres://fleet:***@db:5432/registry');
   });
 });
 
 describe('engine-specific column definitions', () => {
   // Compiling needs no server: the PostgreSQL pool connects only when a query runs.
-  const postgres = createDatabase({ dialect: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none', poolSize: 1 });
+  const postgres = createDatabase({ dialect: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none', poolSize: 1, timeouts: TIMEOUTS });
   const sqlite = createDatabase({ dialect: 'sqlite', path: ':memory:' });
   after(async () => {
     await postgres.destroy();
@@ -69,5 +83,21 @@ describe('engine-specific column definitions', () => {
   it('gives SQLite an autoincrement key and plain text, which already sorts byte by byte', () => {
     assert.match(ddl(sqlite), /"id" integer primary key autoincrement/);
     assert.match(ddl(sqlite), /"key" text(,|\))/);
+  });
+});
+
+describe('the SQLite file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleet-registry-sqlite-'));
+  const db = createDatabase({ dialect: 'sqlite', path: join(dir, 'registry.sqlite') });
+  after(async () => {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is written ahead (WAL) and synced on every commit, so an answered decommission survives a power loss', async () => {
+    const { rows: journal } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(db);
+    const { rows: synchronous } = await sql<{ synchronous: number }>`pragma synchronous`.execute(db);
+    assert.equal(journal[0].journal_mode, 'wal');
+    assert.equal(synchronous[0].synchronous, 2, 'FULL');
   });
 });

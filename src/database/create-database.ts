@@ -2,7 +2,17 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Logger } from '@nestjs/common';
 import BetterSqlite3 from 'better-sqlite3';
-import { type ColumnDefinitionBuilder, Kysely, PostgresAdapter, PostgresDialect, type RawBuilder, sql, SqliteDialect } from 'kysely';
+import {
+  type ColumnDefinitionBuilder,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type RawBuilder,
+  sql,
+  SqliteDialect,
+} from 'kysely';
 import { Pool } from 'pg';
 import type { DatabaseLocation, PostgresLocation, SqliteLocation } from '../config';
 import type { DB } from './database.types';
@@ -22,17 +32,68 @@ function createSqlite(location: SqliteLocation): Kysely<DB> {
   }
   const sqlite = new BetterSqlite3(location.path);
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   return new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
 }
 
-function createPostgres(location: PostgresLocation): Kysely<DB> {
+function createPostgres({ url, poolSize, timeouts }: PostgresLocation): Kysely<DB> {
   const logger = new Logger('Database');
-  const pool = new Pool({ connectionString: location.url, max: location.poolSize, connectionTimeoutMillis: 3_000 });
-  // A connection that dies while idle (server restart, network cut) must not take the process down.
-  pool.on('error', (error) => logger.warn(`idle database connection lost: ${error.message}`));
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const pool = new Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: timeouts.connectMs,
+    idleTimeoutMillis: timeouts.idleMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: timeouts.keepAliveDelayMs,
+    statement_timeout: timeouts.statementMs,
+    // A transaction left open by a client that vanished would hold its row locks until TCP noticed.
+    idle_in_transaction_session_timeout: timeouts.statementMs,
+    query_timeout: timeouts.queryMs,
+  });
+  // pg-pool listens for errors only on idle clients; one that dies while checked out would otherwise
+  // end the process with an unhandled 'error' event. Its query fails with the same error.
+  pool.on('connect', (client) => client.on('error', (error) => logger.warn(`database connection lost: ${error.message}`)));
+  // The pool re-emits an idle client's error, which the client's own listener has already logged.
+  pool.on('error', () => undefined);
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: new DiscardingPool(pool) }) });
+}
+
+/**
+ * pg takes back a client whose query timed out while that query is still waiting for an answer that
+ * may never come, and would queue the next query behind it. Kysely releases clients without saying
+ * why, so this pool releases a client that saw the database unavailable as broken, and pg-pool closes
+ * it; until then its further queries (a rollback) fail at once rather than wait out another timeout.
+ */
+class DiscardingPool implements PostgresPool {
+  constructor(private readonly pool: Pool) {}
+
+  async connect(): Promise<PostgresPoolClient> {
+    const client = await this.pool.connect();
+    let lost: Error | undefined;
+    const discarding = {
+      async query(text: string, parameters: readonly unknown[]) {
+        if (lost) {
+          throw lost;
+        }
+        try {
+          return await client.query(text, [...parameters]);
+        } catch (error) {
+          if (isDatabaseUnavailable(error)) {
+            lost = error as Error;
+          }
+          throw error;
+        }
+      },
+      release: () => client.release(lost),
+    };
+    // Kysely passes a cursor only when the dialect is given a cursor class, which this one is not.
+    return discarding as unknown as PostgresPoolClient;
+  }
+
+  end(): Promise<void> {
+    return this.pool.end();
+  }
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run on any schema
@@ -66,7 +127,7 @@ export function bytewiseText(db: AnyKysely): RawBuilder<unknown> {
   return isPostgres(db) ? sql`text collate "C"` : sql`text`;
 }
 
-const UNREACHABLE_CODES = new Set([
+const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
@@ -75,29 +136,36 @@ const UNREACHABLE_CODES = new Set([
   'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
-  // PostgreSQL: shutting down, starting up, out of connections.
+  // PostgreSQL: statement timeout, shutting down, starting up, out of connections, authentication failed.
+  '57014',
   '57P01',
   '57P02',
   '57P03',
   '53300',
-  'SQLITE_BUSY',
+  '28P01',
+  '28000',
   'SQLITE_CANTOPEN',
 ]);
-const UNREACHABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable/i;
+// pg's own messages: a dropped connection, no connection within the timeout, no answer within the timeout.
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|Query read timeout/i;
 
-/** True when a failure means the database cannot be reached right now, rather than a fault in the request. */
+/**
+ * True when a failure means the database cannot serve right now (unreachable, refused, timed out, out of
+ * connections, refusing our credentials), rather than a fault in the request.
+ */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) {
     return false;
   }
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) {
+  // SQLSTATE class 08 is every connection exception; SQLITE_BUSY_* are the extended busy codes.
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('SQLITE_BUSY'))) {
     return true;
   }
   if (error instanceof AggregateError) {
     return error.errors.some(isDatabaseUnavailable);
   }
-  return UNREACHABLE_MESSAGES.test(error.message);
+  return UNAVAILABLE_MESSAGES.test(error.message);
 }
 
 /** Where the data lives, for messages: the file, or the PostgreSQL URL without its password. */

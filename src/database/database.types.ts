@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Insertable, Selectable } from 'kysely';
 
 export const ASSET_STATUSES = ['active', 'decommissioned'] as const;
 export type AssetStatus = (typeof ASSET_STATUSES)[number];
@@ -31,8 +31,10 @@ export interface VesselsTable {
 
 export type AuditOutcome = 'allowed' | 'denied';
 
+/** Events form a hash chain in `id` order: see src/audit/audit-chain.ts. */
 export interface AuditEventsTable {
-  id: Generated<number>;
+  /** The event's position in the chain, handed out by the chain head. */
+  id: number;
   occurred_at: string;
   action: string;
   outcome: AuditOutcome;
@@ -44,16 +46,31 @@ export interface AuditEventsTable {
   ip: string | null;
   method: string;
   path: string;
+  /** `hash` of the event before it in the chain; GENESIS_HASH for the first. */
+  prev_hash: string;
+  /** SHA-256 (hex) of the event's fields and `prev_hash`. */
+  hash: string;
+}
+
+/** One row (`id` = 1) that says where the chain ends; appends update it first, which serialises them. */
+export interface AuditChainHeadTable {
+  id: number;
+  event_count: number;
+  /** 0 while the chain is empty. */
+  last_event_id: number;
+  last_hash: string;
+  last_occurred_at: string | null;
 }
 
 export interface DB {
   assets: AssetsTable;
   vessels: VesselsTable;
   audit_events: AuditEventsTable;
+  audit_chain_head: AuditChainHeadTable;
 }
 
 export type AssetRow = Selectable<AssetsTable>;
 export type NewAsset = Insertable<AssetsTable>;
 export type VesselRow = Selectable<VesselsTable>;
 export type AuditEventRow = Selectable<AuditEventsTable>;
-export type NewAuditEvent = Insertable<AuditEventsTable>;
+export type AuditChainHead = Selectable<AuditChainHeadTable>;

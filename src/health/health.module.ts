@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ConnectionDrain } from './connection-drain';
 import { HealthController } from './health.controller';
 
-@Module({ controllers: [HealthController] })
+@Module({ controllers: [HealthController], providers: [ConnectionDrain] })
 export class HealthModule {}

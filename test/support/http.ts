@@ -58,6 +58,10 @@ export function listAuditEvents(t: TestApp, query: string, authorization?: strin
   return authorized(t.http().get(withQuery('/v1/audit/events', query)), authorization);
 }
 
+export function verifyAuditChain(t: TestApp, authorization?: string): Test {
+  return authorized(t.http().get('/v1/audit/verify'), authorization);
+}
+
 /**
  * The paging query every listing shares, refused per route since each route declares its own query:
  * `rejects(query, field)` sends the query and expects a 400 VALIDATION_ERROR naming the field.

@@ -9,6 +9,7 @@ export const SCRIPTS = {
   token: join(__dirname, '..', '..', 'src', 'cli', 'token.js'),
   import: join(__dirname, '..', '..', 'src', 'cli', 'import.js'),
   migrate: join(__dirname, '..', '..', 'src', 'cli', 'migrate.js'),
+  auditVerify: join(__dirname, '..', '..', 'src', 'cli', 'audit-verify.js'),
 };
 
 export interface RunResult {
@@ -41,6 +42,8 @@ async function freePort(): Promise<number> {
 
 export interface RunningServer {
   url: string;
+  /** The server process, for tests that signal it or check that it is still running. */
+  child: ChildProcess;
   output: () => string;
   stop: () => Promise<void>;
 }
@@ -57,7 +60,7 @@ export async function startServer(options: { cwd: string; env?: Record<string, s
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
-    if (child.exitCode === null) {
+    if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
       await once(child, 'exit');
     }
@@ -70,7 +73,7 @@ export async function startServer(options: { cwd: string; env?: Record<string, s
     }
     try {
       if ((await fetch(`${url}/health/live`)).ok) {
-        return { url, output: () => output, stop };
+        return { url, child, output: () => output, stop };
       }
     } catch {
       // not listening yet

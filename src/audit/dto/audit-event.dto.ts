@@ -17,7 +17,7 @@ export class ListAuditEventsQueryDto extends PageQueryDto {
 }
 
 export class AuditEventDto {
-  @ApiProperty({ type: 'integer', example: 42 })
+  @ApiProperty({ type: 'integer', example: 42, description: 'Position in the audit chain' })
   id!: number;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-21T10:15:30.000Z' })
@@ -52,6 +52,15 @@ export class AuditEventDto {
 
   @ApiProperty({ example: '/v1/assets/TIE-0001' })
   path!: string;
+
+  @ApiProperty({ example: 'c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2', description: 'hash of the event before it in the chain' })
+  prev_hash!: string;
+
+  @ApiProperty({
+    example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+    description: 'SHA-256 (hex) of the JSON array of the fields above, in their order here, and prev_hash',
+  })
+  hash!: string;
 }
 
 export class AuditEventPageDto extends PageMetaDto {

@@ -3,6 +3,7 @@ export const AUDIT_ACTIONS = {
   authenticate: 'auth.authenticate',
   decommission: 'asset.decommission',
   readAudit: 'audit.read',
+  verifyAudit: 'audit.verify',
 } as const;
 
 export const DENIAL_REASONS = [

@@ -2,8 +2,8 @@ import { createHmac, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { once } from 'node:events';
 import { type AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
-import { loadAppConfig } from '../config';
-import { TokenService } from './token.service';
+import { TokenService } from '../../src/auth';
+import { loadAppConfig } from '../../src/config';
 
 export const TEST_SECRET = 'unit-test-secret-that-is-at-least-32-characters';
 

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AuditChainHead } from '../database';
+import { type ChainedFields, eventHash, GENESIS_HASH, nextEvent, type UnchainedEvent } from './audit-chain';
+
+const FIELDS: UnchainedEvent = {
+  action: 'asset.decommission',
+  outcome: 'denied',
+  reason: 'CLEARANCE_INSUFFICIENT',
+  actor: 'cadet-3',
+  actor_clearance: 3,
+  asset_id: 'TIE-0001',
+  request_id: 'req-1',
+  ip: '10.0.0.7',
+  method: 'DELETE',
+  path: '/v1/assets/TIE-0001',
+};
+const HEAD: AuditChainHead = { id: 1, event_count: 4, last_event_id: 41, last_hash: 'a'.repeat(64), last_occurred_at: '2026-11-22T04:00:00.000Z' };
+const EVENT: ChainedFields = { ...FIELDS, id: 42, occurred_at: '2026-11-22T04:00:01.000Z', prev_hash: HEAD.last_hash };
+
+describe('eventHash', () => {
+  it('is a hex SHA-256 that changes with every stored field and with the previous hash', () => {
+    const hash = eventHash(EVENT);
+    assert.match(hash, /^[0-9a-f]{64}$/);
+    for (const field of Object.keys(EVENT) as (keyof ChainedFields)[]) {
+      const changed = { ...EVENT, [field]: typeof EVENT[field] === 'number' ? 7 : 'changed' };
+      assert.notEqual(eventHash(changed), hash, field);
+    }
+  });
+
+  it('keeps values apart: moving text between fields, null and "null", 7 and "7" all hash differently', () => {
+    assert.notEqual(eventHash({ ...EVENT, actor: 'cadet-3', asset_id: 'TIE-0001' }), eventHash({ ...EVENT, actor: 'cadet-3TIE-0001', asset_id: '' }));
+    assert.notEqual(eventHash({ ...EVENT, reason: null }), eventHash({ ...EVENT, reason: 'null' }));
+    assert.notEqual(eventHash({ ...EVENT, actor_clearance: 7 }), eventHash({ ...EVENT, actor_clearance: '7' as unknown as number }));
+  });
+
+  it('ignores the stored hash itself, so a row read back can be checked against it', () => {
+    assert.equal(eventHash({ ...EVENT, hash: 'anything' } as ChainedFields), eventHash(EVENT));
+  });
+});
+
+describe('nextEvent', () => {
+  it('takes the next id after the head and links to the head hash', () => {
+    const event = nextEvent(HEAD, FIELDS, new Date('2026-11-22T04:00:01.000Z'));
+    assert.deepEqual(event, { ...EVENT, hash: eventHash(EVENT) });
+  });
+
+  it('starts a chain at id 1 after the genesis hash', () => {
+    const empty = { ...HEAD, event_count: 0, last_event_id: 0, last_hash: GENESIS_HASH, last_occurred_at: null };
+    const event = nextEvent(empty, FIELDS, new Date('2026-11-22T04:00:01.000Z'));
+    assert.deepEqual([event.id, event.prev_hash, event.occurred_at], [1, '0'.repeat(64), '2026-11-22T04:00:01.000Z']);
+  });
+
+  it('never goes back in time: a clock behind the last event gives the last event time', () => {
+    const event = nextEvent(HEAD, FIELDS, new Date('2026-11-22T03:59:59.000Z'));
+    assert.equal(event.occurred_at, HEAD.last_occurred_at);
+  });
+});

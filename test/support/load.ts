@@ -1,0 +1,51 @@
+export interface Outcome {
+  /** Method and path. */
+  request: string;
+  status: number | 'no answer';
+  errorCode?: string;
+  ms: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  /** `Bearer <jwt>` sent with every request. */
+  bearer: string;
+  /** The request a worker sends next: its path and fetch options. */
+  next: (index: number) => [string, RequestInit];
+  workers?: number;
+  /** A request unanswered after this counts as 'no answer' rather than stalling the worker. */
+  timeoutMs: number;
+}
+
+/** Workers that keep sending requests, each waiting for its answer, until stopped; stop() gives every outcome. */
+export function startLoad({ url, bearer, next, workers = 8, timeoutMs }: LoadOptions): { stop: () => Promise<Outcome[]> } {
+  const outcomes: Outcome[] = [];
+  let running = true;
+  const work = async (worker: number) => {
+    for (let index = worker; running; index += workers) {
+      const [path, init] = next(index);
+      const request = `${init.method ?? 'GET'} ${path}`;
+      const started = performance.now();
+      try {
+        const response = await fetch(`${url}${path}`, {
+          ...init,
+          headers: { Authorization: bearer, 'Content-Type': 'application/json' },
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        const body = (await response.json()) as { error_code?: string };
+        outcomes.push({ request, status: response.status, errorCode: body.error_code, ms: performance.now() - started });
+      } catch {
+        outcomes.push({ request, status: 'no answer', ms: performance.now() - started });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  };
+  const all = Array.from({ length: workers }, (_, worker) => work(worker));
+  return {
+    stop: async () => {
+      running = false;
+      await Promise.all(all);
+      return outcomes;
+    },
+  };
+}
