@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { PUBLIC_OPERATION_EXTENSION } from './auth';
 import { ErrorResponseDto, RATE_LIMITED_MESSAGE } from './common';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -18,7 +19,8 @@ const REQUEST_ID_HEADER = {
 };
 
 /**
- * Said once here rather than on each handler: every route that needs a token can answer 401 and 429,
+ * Said once here rather than on each handler: a public route needs no token, every route that needs
+ * one can answer 401 and 429,
  * any route 500, and every response carries X-Request-Id.
  */
 function addCommonResponses(document: OpenAPIObject): void {
@@ -28,8 +30,10 @@ function addCommonResponses(document: OpenAPIObject): void {
       if (!operation) {
         continue;
       }
-      const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
-      if (!isPublic) {
+      // @Public() marks the operation; the document-wide bearer requirement is lifted here.
+      if (PUBLIC_OPERATION_EXTENSION in operation) {
+        operation.security = [];
+      } else {
         operation.responses['401'] = {
           ...errorResponse('Missing, invalid or expired bearer token (UNAUTHENTICATED)', 'UNAUTHENTICATED', 'A bearer token is required'),
           headers: { 'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string' } } },

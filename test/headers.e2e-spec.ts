@@ -50,7 +50,7 @@ describe('response headers and slow clients', () => {
   });
 
   it('sets header, request and keep-alive timeouts on the server', () => {
-    const server = t.app.getHttpServer() as Server;
+    const server: Server = t.app.getHttpServer();
     assert.equal(server.headersTimeout, SERVER_TIMEOUTS.headersTimeout);
     assert.equal(server.requestTimeout, SERVER_TIMEOUTS.requestTimeout);
     assert.equal(server.keepAliveTimeout, SERVER_TIMEOUTS.keepAliveTimeout);

@@ -1,4 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiError, ApiErrorResponse, ClearanceInsufficientError } from '../common';
 import type { AuthenticatedOfficer } from './officer';
@@ -14,8 +15,11 @@ export interface ClearanceRequirement {
   deniedError?: () => ApiError;
 }
 
-/** Every route needs a valid token unless it says otherwise here. */
-export const Public = () => SetMetadata(IS_PUBLIC, true);
+/** The OpenAPI extension that marks an operation needing no token; the document then sets `security: []` on it. */
+export const PUBLIC_OPERATION_EXTENSION = 'x-public';
+
+/** Every route needs a valid token unless it says otherwise here; the OpenAPI document says so too. */
+export const Public = () => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExtension(PUBLIC_OPERATION_EXTENSION, true));
 
 export function clearanceDenial(requirement: ClearanceRequirement): ApiError {
   return requirement.deniedError?.() ?? new ClearanceInsufficientError(`Clearance level ${requirement.level} or higher is required`);

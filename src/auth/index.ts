@@ -1,5 +1,5 @@
 export { AuthModule } from './auth.module';
-export { CurrentOfficer, Public, RequiresClearance } from './auth.decorators';
+export { CurrentOfficer, Public, PUBLIC_OPERATION_EXTENSION, RequiresClearance } from './auth.decorators';
 export type { AuthenticatedOfficer } from './officer';
 export { TokenModule } from './token.module';
 export { TokenService } from './token.service';

@@ -16,14 +16,14 @@ export class HealthController {
   constructor(private readonly database: DatabaseHealth) {}
 
   @Get('live')
-  @ApiOperation({ summary: 'The process is up', security: [] })
+  @ApiOperation({ summary: 'The process is up' })
   @ApiOkResponse({ schema: { example: UP } })
   live(): typeof UP {
     return UP;
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'The service can reach its database', security: [] })
+  @ApiOperation({ summary: 'The service can reach its database' })
   @ApiOkResponse({ schema: { example: UP } })
   @ApiErrorResponse(503, 'SERVICE_UNAVAILABLE', DATABASE_UNREACHABLE)
   async ready(): Promise<typeof UP> {
