@@ -80,6 +80,32 @@ describe('createValidationPipe', () => {
     );
   });
 
+  it('refuses a body that is not a JSON object before transforming it', async () => {
+    for (const value of [[], [{ reason: 'r', authorized_by: 'a' }], 'text', 42, null, true]) {
+      await assert.rejects(sut.transform(value, body(DecommissionAssetDto)), failsWith('The request body must be a JSON object'));
+    }
+  });
+
+  it('refuses prototype-named keys in a body and a query, which the whitelist alone would drop or let through', async () => {
+    await assert.rejects(
+      sut.transform(JSON.parse('{"reason":"r","authorized_by":"a","__proto__":{"x":1}}'), body(DecommissionAssetDto)),
+      failsWith('__proto__ is not an allowed field'),
+    );
+    await assert.rejects(
+      sut.transform({ constructor: '1' }, { type: 'query', metatype: ListAssetsQueryDto, data: '' }),
+      failsWith('constructor is not an allowed field'),
+    );
+  });
+
+  it('refuses control characters and unpaired surrogates in a text field', async () => {
+    for (const reason of ['a\u0000b', 'a\nb', 'a\ud800b']) {
+      await assert.rejects(
+        sut.transform({ reason, authorized_by: 'a' }, body(DecommissionAssetDto)),
+        failsWith('reason must not contain control characters or unpaired surrogates'),
+      );
+    }
+  });
+
   it('returns a valid body as an instance of the DTO', async () => {
     const result: unknown = await sut.transform({ reason: 'r', authorized_by: 'a' }, body(DecommissionAssetDto));
 
