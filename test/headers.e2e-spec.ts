@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SERVER_TIMEOUTS } from '../src/app.setup';
 import { listFleet } from './support/http';
@@ -54,5 +55,31 @@ describe('response headers and slow clients', () => {
     assert.equal(server.headersTimeout, SERVER_TIMEOUTS.headersTimeout);
     assert.equal(server.requestTimeout, SERVER_TIMEOUTS.requestTimeout);
     assert.equal(server.keepAliveTimeout, SERVER_TIMEOUTS.keepAliveTimeout);
+  });
+
+  it('closes the socket of a client that drips its headers (408) and of an idle keep-alive client', async () => {
+    const server: Server = t.app.getHttpServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const closedAfter = (start: (socket: Socket) => void) =>
+      new Promise<number>((resolve) => {
+        const began = Date.now();
+        const socket = connect(port, '127.0.0.1', () => start(socket));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(Date.now() - began));
+        // Read what the server sends, or the client never sees the socket end.
+        socket.resume();
+      });
+    const [slowHeaders, idle] = await Promise.all([
+      closedAfter((socket) => {
+        socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n');
+        const drip = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 500);
+        socket.on('close', () => clearInterval(drip));
+      }),
+      closedAfter((socket) => socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n')),
+    ]);
+    const slack = SERVER_TIMEOUTS.connectionsCheckingInterval + 3_000;
+    assert.ok(slowHeaders >= SERVER_TIMEOUTS.headersTimeout && slowHeaders < SERVER_TIMEOUTS.headersTimeout + slack, `slow headers closed after ${slowHeaders} ms`);
+    assert.ok(idle >= SERVER_TIMEOUTS.keepAliveTimeout && idle < SERVER_TIMEOUTS.keepAliveTimeout + slack, `idle socket closed after ${idle} ms`);
   });
 });
