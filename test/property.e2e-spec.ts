@@ -85,7 +85,7 @@ function send(t: TestApp, attack: Attack): Promise<Response> {
   return attack.body === undefined ? req : req.send(attack.body);
 }
 
-/** Valid in every respect a decommission checks: only such a request may change an asset. */
+/** Valid in every respect a decommission checks (it reads no query): only such a request may change an asset. */
 function isValidDecommission(attack: Attack): boolean {
   let body: unknown;
   try {
@@ -99,7 +99,6 @@ function isValidDecommission(attack: Attack): boolean {
     attack.method === 'delete' &&
     (attack.clearance ?? 0) >= 7 &&
     /^\/(api\/)?v1\/assets\/[A-Z]{3}-[0-9]{4}$/.test(attack.path) &&
-    attack.query === '' &&
     (attack.contentType?.startsWith('application/json') ?? false) &&
     !attack.contentType?.includes('latin1') &&
     typeof record === 'object' &&
