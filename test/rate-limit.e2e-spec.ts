@@ -74,17 +74,22 @@ describeEachDatabase('rate limits', (engine) => {
     );
   });
 
-  it('adds at most 310 events for 3,000 failed authentications from 10 clients (30 denials + 1 flood event each)', async () => {
+  it('adds at most 310 events a minute for 3,000 failed authentications from 10 clients (30 denials + 1 flood event each)', async () => {
     const clients = Array.from({ length: 10 }, newClient);
     const before = await eventCount();
+    const startedAt = Date.now();
     for (let i = 0; i < 3000; i++) {
       const res = await listFleet(t, '', FORGED).set('X-Forwarded-For', clients[i % clients.length]);
       assert.ok(res.status === 401 || res.status === 429, `status ${res.status}`);
     }
 
+    // On a machine slow enough to need more than a minute, each further window admits as many again.
+    const windows = Math.ceil((Date.now() - startedAt) / 60_000);
     const added = (await eventCount()) - before;
-    assert.ok(added <= 310, `${added} events added`);
-    assert.equal(added, 310);
+    assert.ok(added <= 310 * windows, `${added} events added in ${windows} window(s)`);
+    if (windows === 1) {
+      assert.equal(added, 310);
+    }
   });
 });
 
