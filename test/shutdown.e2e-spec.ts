@@ -7,7 +7,8 @@ import { after, before, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from './support/databases';
 import { startLoad } from './support/load';
-import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
+import { type RunningServer, startServer } from './support/processes';
+import { tokenServiceFor } from './support/tokens';
 
 describeEachDatabase('SIGTERM while keep-alive clients keep sending', (engine) => {
   let cwd: string;
@@ -20,7 +21,8 @@ describeEachDatabase('SIGTERM while keep-alive clients keep sending', (engine) =
     database = await createTestDatabase(engine, cwd);
     const env = { DATABASE_URL: database.url, JWT_SECRET: 'shutdown-test-secret-of-at-least-32-chars', RATE_LIMIT_ENABLED: 'false' };
     server = await startServer({ cwd, env });
-    bearer = `Bearer ${(await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim()}`;
+    // Minted in-process: a token command slowed past its timeout on a loaded machine would leave the load unauthenticated.
+    bearer = `Bearer ${tokenServiceFor({ JWT_SECRET: env.JWT_SECRET }).issue('admiral', 9, '1h')}`;
   });
   after(async () => {
     server.child.kill('SIGKILL');
