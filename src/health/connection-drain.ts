@@ -1,5 +1,5 @@
 import type { Server, ServerResponse } from 'node:http';
-import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AbstractHttpAdapter, HttpAdapterHost } from '@nestjs/core';
 
 /**
@@ -9,11 +9,14 @@ import { AbstractHttpAdapter, HttpAdapterHost } from '@nestjs/core';
  */
 @Injectable()
 export class ConnectionDrain implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Shutdown');
+
   constructor(private readonly adapterHost: HttpAdapterHost<AbstractHttpAdapter<Server>>) {}
 
   beforeApplicationShutdown(): void {
-    this.adapterHost.httpAdapter
-      .getHttpServer()
-      .prependListener('request', (_request, response: ServerResponse) => response.setHeader('Connection', 'close'));
+    const server = this.adapterHost.httpAdapter.getHttpServer();
+    server.prependListener('request', (_request, response: ServerResponse) => response.setHeader('Connection', 'close'));
+    server.once('close', () => this.logger.log('HTTP server closed: every request in flight answered'));
+    this.logger.log('No new connections; idle keep-alive connections closed, the others close after their answer');
   }
 }
