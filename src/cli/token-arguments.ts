@@ -44,9 +44,6 @@ export function parseTokenArguments(args: string[]): TokenArguments | { help: tr
   if (unknown !== undefined) {
     fail(`Unknown option ${unknown.length === 1 ? '-' : '--'}${unknown}`);
   }
-  if (positionals.length > 0) {
-    fail(`Unexpected argument "${positionals[0]}"`);
-  }
   if (values.help === true) {
     return { help: true };
   }
@@ -59,6 +56,9 @@ export function parseTokenArguments(args: string[]): TokenArguments | { help: tr
   };
   const sub = text('sub');
   const clearance = text('clearance');
+  if (positionals.length > 0) {
+    fail(`Unexpected argument "${positionals[0]}"`);
+  }
   if (sub === undefined) {
     fail('--sub is required: the officer the token names');
   }
