@@ -19,6 +19,9 @@ export const SERVER_TIMEOUTS = {
   connectionsCheckingInterval: 1_000,
 } as const;
 
+/** The response headers a browser script may read: the ones the API documents. */
+const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'];
+
 /**
  * Express reads its routing settings once, when its router is made, and Nest's adapter makes it: so
  * they are set on the instance before the adapter sees it. /V1/ASSETS, /v1/assets/ and the like are
@@ -36,10 +39,14 @@ export function createHttpAdapter(): ExpressAdapter {
  * createHttpAdapter() with `{ bodyParser: false }`, so the body limit here is the only one.
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
+  const config = app.get<AppConfig>(APP_CONFIG);
   Object.assign(app.getHttpServer(), SERVER_TIMEOUTS);
   app.disable('x-powered-by');
   // The client address the audit trail records: behind N proxies it is the one the Nth proxy saw.
-  app.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxyHops);
+  app.set('trust proxy', config.trustProxyHops);
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({ origin: config.corsOrigins, exposedHeaders: CORS_EXPOSED_HEADERS, maxAge: 600 });
+  }
   // The default policy suits Swagger UI (its scripts are files of its own, its styles inline); only the
   // upgrade to https is dropped, which would break the docs on a plain-http deployment.
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
@@ -50,6 +57,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.useBodyParser('json', { limit: BODY_LIMIT, strict: false });
   app.use(deferBodyErrors);
   app.use(refuseNonJsonBodies);
-  setupSwagger(app);
+  if (config.swaggerEnabled) {
+    setupSwagger(app);
+  }
   return app;
 }

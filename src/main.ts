@@ -4,19 +4,25 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { configureApp, createHttpAdapter } from './app.setup';
-import { ConfigurationError, loadAppConfig } from './config';
+import { loadAppConfig } from './config';
+import { drainOnSignals, listenOn, reportStartupFailure, reservePort, StartupFailureQuietLogger } from './health';
 
 async function bootstrap(): Promise<void> {
   const config = loadAppConfig();
+  const reserved = await reservePort(config.host, config.port);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), createHttpAdapter(), {
     bodyParser: false,
+    abortOnError: false,
+    logger: new StartupFailureQuietLogger(),
   });
-  configureApp(app).enableShutdownHooks();
-  await app.listen(config.port);
-  new Logger('Bootstrap').log(`fleet-registry listening on http://localhost:${config.port} (Swagger UI: /docs)`);
+  configureApp(app);
+  drainOnSignals(app, config.shutdownGraceMs);
+  await app.init();
+  const url = await listenOn(app.getHttpServer(), reserved);
+  new Logger('Bootstrap').log(`fleet-registry listening on ${url}${config.swaggerEnabled ? ` (Swagger UI: ${url}/docs)` : ''}`);
 }
 
 bootstrap().catch((error: unknown) => {
-  console.error(error instanceof ConfigurationError ? error.message : error);
+  reportStartupFailure(error);
   process.exit(1);
 });

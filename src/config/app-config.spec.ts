@@ -28,6 +28,8 @@ describe('loadAppConfig', () => {
   it('falls back to port 3000, data/registry.sqlite under the working directory and the demo seed', () => {
     const expected: AppConfig = {
       port: 3000,
+      host: '0.0.0.0',
+      shutdownGraceMs: 10_000,
       production: false,
       dataDir: resolve(CWD, 'data'),
       database: { dialect: 'sqlite', path: resolve(CWD, 'data', 'registry.sqlite') },
@@ -46,6 +48,8 @@ describe('loadAppConfig', () => {
       seedDemo: true,
       trustProxyHops: 0,
       rateLimit: { enabled: true, requestsPerMinute: 1_200, denialsPerMinute: 30, redisUrl: undefined },
+      swaggerEnabled: true,
+      corsOrigins: [],
     };
 
     assert.deepEqual(load({}), expected);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsOptional, IsUrl, Matches, validateSync } from 'class-validator';
+import { IsIn, IsIP, IsNotEmpty, IsOptional, IsUrl, Matches, validateSync } from 'class-validator';
 import { publicTokenKey, readPem, type TokenKey } from './token-keys';
 import { describeValidationErrors, IsIntInRange, ToInteger } from '../common';
 
@@ -57,6 +57,10 @@ export interface JwtConfig {
 
 export interface AppConfig {
   port: number;
+  /** The address the server listens on; 0.0.0.0 is every IPv4 interface. */
+  host: string;
+  /** How long a SIGTERM or SIGINT may take to answer the requests in flight and close the database. */
+  shutdownGraceMs: number;
   production: boolean;
   /** Where the embedded database and the generated token secret live by default. */
   dataDir: string;
@@ -68,6 +72,9 @@ export interface AppConfig {
   /** Proxies (load balancers) in front of the service whose X-Forwarded-For is believed; 0: none. */
   trustProxyHops: number;
   rateLimit: RateLimitConfig;
+  swaggerEnabled: boolean;
+  /** Origins a browser may call the API from; empty: no CORS headers at all. */
+  corsOrigins: string[];
 }
 
 export interface RateLimitConfig {
@@ -87,6 +94,25 @@ class EnvironmentVariables {
   @ToInteger()
   @IsIntInRange(1, 65535)
   PORT?: number;
+
+  @IsOptional()
+  @IsIP(undefined, { message: 'HOST must be an IP address such as 0.0.0.0, 127.0.0.1 or ::' })
+  HOST?: string;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(100, 600_000)
+  SHUTDOWN_GRACE_MS?: number;
+
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  SWAGGER_ENABLED?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^,\s/]+(,\s*https?:\/\/[^,\s/]+)*$/, {
+    message: 'CORS_ORIGINS must be a comma-separated list of origins such as https://ops.example.org,http://localhost:8080',
+  })
+  CORS_ORIGINS?: string;
 
   @IsOptional()
   @IsIn(['development', 'production', 'test'])
@@ -296,12 +322,15 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
   const dataDir = resolve(cwd, 'data');
   return {
     port: vars.PORT ?? 3000,
+    host: vars.HOST ?? '0.0.0.0',
+    shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,
     production,
     dataDir,
     database: databaseLocation(vars, dataDir, cwd),
     migrateOnStart: vars.MIGRATE_ON_START !== 'false',
     jwt: jwtConfig(vars),
-    seedDemo: vars.SEED_DEMO !== 'false',
+    // Demo records in a production database would pass for real ones: there it takes an explicit yes.
+    seedDemo: production ? vars.SEED_DEMO === 'true' : vars.SEED_DEMO !== 'false',
     trustProxyHops: vars.TRUST_PROXY ?? 0,
     rateLimit: {
       enabled: vars.RATE_LIMIT_ENABLED !== 'false',
@@ -309,5 +338,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
       denialsPerMinute: vars.RATE_LIMIT_DENIALS_PER_MINUTE ?? 30,
       redisUrl: vars.REDIS_URL,
     },
+    swaggerEnabled: vars.SWAGGER_ENABLED !== 'false',
+    corsOrigins: vars.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
   };
 }

@@ -1,11 +1,11 @@
-import { Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { UNAVAILABILITY_CHECK } from '../common';
 import { createDatabase, isDatabaseUnavailable } from './create-database';
 import { DatabaseHealth } from './database-health';
 import type { DB } from './database.types';
-import { migrateToLatest } from './migrate';
+import { assertMigrated, migrateToLatest } from './migrate';
 import { TransactionRunner } from './transaction-runner';
 
 @Injectable()
@@ -16,13 +16,12 @@ class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.config.migrateOnStart) {
-      await migrateToLatest(this.db);
-    }
+    await (this.config.migrateOnStart ? migrateToLatest(this.db) : assertMigrated(this.db));
   }
 
-  onApplicationShutdown(): Promise<void> {
-    return this.db.destroy();
+  async onApplicationShutdown(): Promise<void> {
+    await this.db.destroy();
+    new Logger('Shutdown').log('Database closed');
   }
 }
 

@@ -1,8 +1,8 @@
 export { DatabaseModule } from './database.module';
 export { DatabaseHealth } from './database-health';
 export { TransactionRunner } from './transaction-runner';
-export { createDatabase, describeLocation } from './create-database';
-export { migrateToLatest } from './migrate';
+export { createDatabase, describeLocation, isDatabaseUnavailable } from './create-database';
+export { assertMigrated, DatabaseNotMigratedError, migrateToLatest } from './migrate';
 export * from './database.types';
 export { countRows, selectPage, upsertRows } from './queries';
 export type { Page } from './queries';

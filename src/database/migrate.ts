@@ -15,11 +15,30 @@ class InCodeMigrationProvider implements MigrationProvider {
   }
 }
 
+export class DatabaseNotMigratedError extends Error {
+  constructor(pending: string[]) {
+    super(`The database lacks migrations ${pending.join(', ')}: run npm run db:migrate, or start with MIGRATE_ON_START=true`);
+  }
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migrator works on any schema
+async function migratorFor(db: Kysely<any>): Promise<Migrator> {
+  return new Migrator({ db, provider: new InCodeMigrationProvider(), migrationTableSchema: await currentSchema(db) });
+}
+
+/** For an instance that does not migrate: it refuses to serve a schema older than its code. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migrator works on any schema
+export async function assertMigrated(db: Kysely<any>): Promise<void> {
+  const pending = (await (await migratorFor(db)).getMigrations()).filter(({ executedAt }) => executedAt === undefined);
+  if (pending.length > 0) {
+    throw new DatabaseNotMigratedError(pending.map(({ name }) => name));
+  }
+}
+
 /** Applies what is pending, under Kysely's migration lock, and returns the names applied. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migrator works on any schema
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new InCodeMigrationProvider(), migrationTableSchema: await currentSchema(db) });
-  const { error, results = [] } = await migrator.migrateToLatest();
+  const { error, results = [] } = await (await migratorFor(db)).migrateToLatest();
   const failed = results.find((result) => result.status === 'Error');
   if (error || failed) {
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`);

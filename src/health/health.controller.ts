@@ -4,16 +4,21 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../auth';
 import { ApiErrorResponse, ServiceUnavailableError } from '../common';
 import { DatabaseHealth } from '../database';
+import { ShutdownState } from './graceful-shutdown';
 
 const UP = { status: 'success' } as const;
 const DATABASE_UNREACHABLE = 'The database is unreachable';
+const SHUTTING_DOWN = 'The instance is shutting down';
 
 @ApiTags('health')
 @Public()
 @SkipThrottle()
 @Controller('health')
 export class HealthController {
-  constructor(private readonly database: DatabaseHealth) {}
+  constructor(
+    private readonly database: DatabaseHealth,
+    private readonly shutdown: ShutdownState,
+  ) {}
 
   @Get('live')
   @ApiOperation({ summary: 'The process is up' })
@@ -23,10 +28,13 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'The service can reach its database' })
+  @ApiOperation({ summary: 'The service can reach its database and is not shutting down' })
   @ApiOkResponse({ schema: { example: UP } })
-  @ApiErrorResponse(503, 'SERVICE_UNAVAILABLE', DATABASE_UNREACHABLE)
+  @ApiErrorResponse(503, 'SERVICE_UNAVAILABLE', DATABASE_UNREACHABLE, 'SERVICE_UNAVAILABLE: the database is unreachable, or the instance is shutting down')
   async ready(): Promise<typeof UP> {
+    if (this.shutdown.isShuttingDown) {
+      throw new ServiceUnavailableError(SHUTTING_DOWN);
+    }
     if (!(await this.database.isReachable())) {
       throw new ServiceUnavailableError(DATABASE_UNREACHABLE);
     }

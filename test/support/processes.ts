@@ -31,7 +31,7 @@ export function runScript(script: string, args: string[], options: { cwd: string
   });
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as { port: number };

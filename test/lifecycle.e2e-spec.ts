@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
+
+const SECRET = 'lifecycle-test-secret-of-at-least-32-chars';
+
+/** A request whose headers are sent but whose body is not yet complete: in flight until finish() sends the rest. */
+async function requestInFlight(url: string, method: string, path: string, body: string, authorization = '') {
+  const { hostname, port } = new URL(url);
+  const socket: Socket = connect(Number(port), hostname);
+  await once(socket, 'connect');
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+  const closed = once(socket, 'close');
+  const headers = [`${method} ${path} HTTP/1.1`, `Host: ${hostname}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`];
+  socket.write(`${[...headers, ...(authorization ? [`Authorization: ${authorization}`] : [])].join('\r\n')}\r\n\r\n${body.slice(0, 1)}`);
+  return {
+    /** Sends the rest of the body and resolves with the status and body once the server closes the connection. */
+    finish: async () => {
+      socket.write(body.slice(1));
+      await closed;
+      const [head, text] = answer.split('\r\n\r\n');
+      return { status: Number(head.split(' ')[1]), text };
+    },
+    abandon: () => socket.destroy(),
+  };
+}
+
+async function waitFor(output: () => string, text: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!output().includes(text)) {
+    assert.ok(Date.now() < deadline, `"${text}" never appeared in:\n${output()}`);
+    await sleep(50);
+  }
+}
+
+const exitOf = (server: RunningServer) => once(server.child, 'exit') as Promise<[number | null, string | null]>;
+
+describe('SIGTERM and SIGINT drain the server', () => {
+  let cwd: string;
+  let env: Record<string, string>;
+  let bearer: string;
+
+  before(async () => {
+    cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-lifecycle-'));
+    env = { DATABASE_URL: 'sqlite:registry.sqlite', JWT_SECRET: SECRET, RATE_LIMIT_ENABLED: 'false' };
+    bearer = `Bearer ${(await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim()}`;
+  });
+  after(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it('on SIGTERM answers readiness 503 and the requests in flight, closes the database, logs each step and exits 0', async () => {
+    const server = await startServer({ cwd, env });
+    const decommission = await requestInFlight(server.url, 'DELETE', '/v1/assets/TIE-0001', JSON.stringify({ reason: 'Drained', authorized_by: 'Grand Moff Tarkin' }), bearer);
+    const readiness = await requestInFlight(server.url, 'GET', '/health/ready', '{}');
+    // Until the server has read their headers, Node counts the connections idle and closes them on shutdown.
+    await sleep(500);
+    const exit = exitOf(server);
+    server.child.kill('SIGTERM');
+    await waitFor(server.output, 'SIGTERM received');
+
+    const ready = await readiness.finish();
+    assert.equal(ready.status, 503);
+    assert.deepEqual(JSON.parse(ready.text), { status: 'error', message: 'The instance is shutting down', error_code: 'SERVICE_UNAVAILABLE' });
+    const decommissioned = await decommission.finish();
+    assert.equal(decommissioned.status, 200, decommissioned.text);
+
+    assert.deepEqual(await exit, [0, null]);
+    const steps = ['SIGTERM received', 'idle keep-alive connections closed', 'HTTP server closed', 'Database closed', 'exiting with code 0'];
+    const positions = steps.map((step) => server.output().indexOf(step));
+    assert.ok(positions.every((position, index) => position > (positions[index - 1] ?? -1)), `steps logged in order:\n${server.output()}`);
+  });
+
+  it('drains the same way on SIGINT', async () => {
+    const server = await startServer({ cwd, env });
+    const exit = exitOf(server);
+    server.child.kill('SIGINT');
+    assert.deepEqual(await exit, [0, null]);
+    assert.match(server.output(), /SIGINT received/);
+  });
+
+  it('exits 1 with a log line when a request is still in flight after SHUTDOWN_GRACE_MS', async () => {
+    const server = await startServer({ cwd, env: { ...env, SHUTDOWN_GRACE_MS: '500' } });
+    const stuck = await requestInFlight(server.url, 'GET', '/health/ready', '{}');
+    await sleep(500);
+    const started = Date.now();
+    const exit = exitOf(server);
+    server.child.kill('SIGTERM');
+    assert.deepEqual(await exit, [1, null]);
+    stuck.abandon();
+    assert.ok(Date.now() - started < 5_000);
+    assert.match(server.output(), /unfinished after SHUTDOWN_GRACE_MS=500: exiting with code 1/);
+  });
+});
+
+describe('start-up', () => {
+  let cwd: string;
+
+  before(() => {
+    cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-startup-'));
+  });
+  after(() => rmSync(cwd, { recursive: true, force: true }));
+
+  const start = async (env: Record<string, string>, dir = cwd) =>
+    runScript(SCRIPTS.server, [], { cwd: dir, env: { JWT_SECRET: SECRET, PORT: String(await freePort()), ...env } });
+
+  /** One line on stderr, no stack, exit code 1, and never a claim to have started. */
+  function assertOneLineFailure(result: { code: number | null; stdout: string; stderr: string }, expected: RegExp) {
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, expected);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.doesNotMatch(result.stderr + result.stdout, /\n\s+at |successfully started|listening on/);
+  }
+
+  it('says the real address it listens on, on the HOST given', async () => {
+    const server = await startServer({ cwd, env: { JWT_SECRET: SECRET, DATABASE_URL: 'sqlite::memory:', HOST: '127.0.0.1' } });
+    try {
+      assert.match(server.output(), new RegExp(`listening on ${server.url.replace(/[.]/g, '\\.')} \\(Swagger UI`));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('refuses a taken port in one line before anything else starts', async () => {
+    const server = await startServer({ cwd, env: { JWT_SECRET: SECRET, DATABASE_URL: 'sqlite::memory:' } });
+    try {
+      const { port } = new URL(server.url);
+      const result = await start({ DATABASE_URL: 'sqlite::memory:', PORT: port });
+      assertOneLineFailure(result, new RegExp(`Cannot listen on 0\\.0\\.0\\.0:${port}: another process holds the port\\. Free the port`));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('refuses an unmigrated database when MIGRATE_ON_START=false, naming npm run db:migrate', async () => {
+    assertOneLineFailure(await start({ DATABASE_URL: 'sqlite:unmigrated.sqlite', MIGRATE_ON_START: 'false' }), /lacks migrations 001-initial, 002-audit-chain: run npm run db:migrate/);
+  });
+
+  it('names a data directory it cannot create or write', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleet-registry-no-data-'));
+    writeFileSync(join(dir, 'data'), 'a file where the directory should be');
+    try {
+      assertOneLineFailure(await start({}, dir), /Cannot create or write .*data .*fix its permissions/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names an unreachable database', async () => {
+    assertOneLineFailure(
+      await start({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test', DATABASE_CONNECT_TIMEOUT_MS: '1000' }),
+      /Cannot reach the database .*check DATABASE_URL and that the database server is up/,
+    );
+  });
+
+  it('adds the stack when LOG_LEVEL=debug', async () => {
+    const result = await start({ DATABASE_URL: 'sqlite:unmigrated.sqlite', MIGRATE_ON_START: 'false', LOG_LEVEL: 'debug' });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /lacks migrations[^\n]*\n[\s\S]*\n\s+at /);
+  });
+});
