@@ -1,8 +1,7 @@
-/** The caller, as proven by a valid token. */
-export interface AuthenticatedOfficer {
-  id: string;
-  clearance: number;
-}
+import type { Actor } from '../common';
+
+/** The caller, as proven by a valid token: the same actor the audit trail records. */
+export type AuthenticatedOfficer = Actor;
 
 export const MIN_CLEARANCE = 0;
 export const MAX_CLEARANCE = 10;
