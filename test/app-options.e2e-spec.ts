@@ -1,14 +1,29 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import request from 'supertest';
+import { expectErrorBody } from './support/http';
 import { startTestApp } from './support/test-app';
 
 describe('SWAGGER_ENABLED and CORS_ORIGINS', () => {
-  it('serves no /docs with SWAGGER_ENABLED=false', async () => {
+  it('leads / to Swagger UI with a 302 to /docs, without a token', async () => {
+    const t = await startTestApp();
+    try {
+      for (const res of [await t.http().get('/'), await t.http().head('/'), await t.http().get('/?from=bookmark')]) {
+        assert.equal(res.status, 302);
+        assert.equal(res.headers.location, '/docs');
+      }
+      expectErrorBody(await t.http().get('//'), 404, 'NOT_FOUND');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('serves no /docs with SWAGGER_ENABLED=false, and / is then an unknown route like any other', async () => {
     const t = await startTestApp({ env: { SWAGGER_ENABLED: 'false' } });
     try {
       assert.equal((await request(t.app.getHttpServer()).get('/docs')).status, 404);
       assert.equal((await request(t.app.getHttpServer()).get('/docs-json')).status, 404);
+      expectErrorBody(await t.http().get('/'), 404, 'NOT_FOUND');
     } finally {
       await t.close();
     }

@@ -1,39 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject } from '@nestjs/swagger';
 import { createOpenApiDocument } from '../src/swagger';
 import { describeEachDatabase } from './support/databases';
 import { expectErrorBody } from './support/http';
+import { concretePath, isPublic, OPERATION_METHODS, type Route, routesOf } from './support/openapi';
 import { startTestApp, type TestApp } from './support/test-app';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-
-interface Route {
-  method: (typeof METHODS)[number];
-  path: string;
-  operation: OperationObject;
-}
-
-function routesOf(document: OpenAPIObject): Route[] {
-  return Object.entries(document.paths).flatMap(([path, item]: [string, PathItemObject]) =>
-    METHODS.flatMap((method) => {
-      const operation = item[method];
-      return operation ? [{ method, path, operation }] : [];
-    }),
-  );
-}
-
-/** The path with each parameter set to its documented example, so only the token decides the answer. */
-function concretePath({ path, operation }: Route): string {
-  return path.replace(/\{(\w+)\}/g, (_match, name: string) => {
-    const parameter = (operation.parameters as ParameterObject[] | undefined)?.find((p) => p.name === name);
-    const example: unknown = (parameter?.schema as { example?: unknown } | undefined)?.example ?? parameter?.example;
-    assert.ok(example !== undefined, `${path}: parameter ${name} documents an example`);
-    return encodeURIComponent(typeof example === 'string' ? example : JSON.stringify(example));
-  });
-}
-
-const isPublic = (operation: OperationObject) => Array.isArray(operation.security) && operation.security.length === 0;
 
 /**
  * Reads the routes from the OpenAPI document the service serves, built as src/swagger.ts builds it, so
@@ -79,15 +50,15 @@ describeEachDatabase('deny by default, route by route from the OpenAPI document'
     }
   });
 
-  it('documents every route Express serves (the docs aside), so none escapes this walk', () => {
+  it('documents every route Express serves (the docs, and the `/` that leads to them, aside), so none escapes this walk', () => {
     type Layer = { route?: { path: string; methods: Record<string, boolean> } };
     const stack = (t.app.getHttpAdapter().getInstance() as { router: { stack: Layer[] } }).router.stack;
     const documented = new Set(routes.map(({ method, path }) => `${method} ${path}`));
     const served = stack
       // One registration that serves more methods than any operation could is the 405 catch-all.
-      .filter(({ route }) => route && Object.keys(route.methods).length <= METHODS.length)
+      .filter(({ route }) => route && Object.keys(route.methods).length <= OPERATION_METHODS.length)
       .flatMap(({ route }) => Object.keys(route?.methods ?? {}).map((method) => `${method} ${route?.path}`))
-      .filter((route) => !/ \/docs/.test(route))
+      .filter((route) => !/ \/(docs|$)/.test(route))
       .map((route) => route.replace(/:(\w+)/g, '{$1}'));
     assert.ok(served.length >= routes.length);
     for (const route of served) {

@@ -53,7 +53,7 @@ describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
 
   describe('routing', () => {
     it('answers an unknown route with 404 NOT_FOUND, with or without a token', async () => {
-      for (const path of ['/v1/nothing', '/', '/api/v1/nothing', '/v2/fleet/star-destroyers']) {
+      for (const path of ['/v1/nothing', '/v1', '/api/v1/nothing', '/v2/fleet/star-destroyers']) {
         expectErrorBody(await t.http().get(path), 404, 'NOT_FOUND');
         expectErrorBody(await t.http().get(path).set('Authorization', trooper), 404, 'NOT_FOUND');
       }

@@ -29,10 +29,9 @@ export class AssetsController {
     description:
       'Removes an active asset from the active records. Checks run in order: token (401), clearance (403), input (400), asset active (404). Every attempt is audited.',
   })
-  @ApiOkResponse({ type: DecommissionResponseDto })
+  @ApiOkResponse({ type: DecommissionResponseDto, description: 'Decommissioned: the asset and its decommission fields as now stored' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'reason must not be blank', 'Invalid asset id or body (VALIDATION_ERROR)')
   @ApiErrorResponse(404, 'ASSET_ACCESS_DENIED', ASSET_ACCESS_DENIED_MESSAGE, 'No active asset with that id (ASSET_ACCESS_DENIED)')
-  @ApiErrorResponse(413, 'PAYLOAD_TOO_LARGE', 'Request body exceeds the 16 KB limit')
   async decommission(
     @Param() { asset_id }: AssetIdParamDto,
     @Body() body: DecommissionAssetDto,
@@ -45,17 +44,17 @@ export class AssetsController {
 
   @Get(':asset_id')
   @ApiOperation({ summary: 'Get an asset record, active or decommissioned' })
-  @ApiOkResponse({ type: AssetResponseDto })
-  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'asset_id must match ^[A-Z]{3}-[0-9]{4}$')
-  @ApiErrorResponse(404, 'ASSET_NOT_FOUND', 'Asset TIE-9999 not found')
+  @ApiOkResponse({ type: AssetResponseDto, description: 'The asset record, with its status and decommission fields' })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'asset_id must match ^[A-Z]{3}-[0-9]{4}$', 'Invalid asset id (VALIDATION_ERROR)')
+  @ApiErrorResponse(404, 'ASSET_NOT_FOUND', 'Asset TIE-9999 not found', 'No asset with that id, active or not (ASSET_NOT_FOUND)')
   async findOne(@Param() { asset_id }: AssetIdParamDto): Promise<AssetResponseDto> {
     return { status: 'success', data: await this.assets.findOne(asset_id) };
   }
 
   @Get()
   @ApiOperation({ summary: 'List assets, ordered by asset_id' })
-  @ApiOkResponse({ type: AssetListResponseDto })
-  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'status must be one of the following values: active, decommissioned')
+  @ApiOkResponse({ type: AssetListResponseDto, description: 'A page of assets, ordered by asset_id, and the count of every match' })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'status must be one of the following values: active, decommissioned', 'Invalid status, limit or page (VALIDATION_ERROR)')
   async list(@Query() query: ListAssetsQueryDto): Promise<AssetListResponseDto> {
     return { status: 'success', data: await this.assets.list(query) };
   }

@@ -18,8 +18,8 @@ export class AuditController {
   @Get('events')
   @RequiresClearance(7, { action: AUDIT_ACTIONS.readAudit })
   @ApiOperation({ summary: 'List audit events in chain order, newest first (clearance 7 or higher)' })
-  @ApiOkResponse({ type: AuditEventListResponseDto })
-  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'outcome must be one of the following values: allowed, denied')
+  @ApiOkResponse({ type: AuditEventListResponseDto, description: 'A page of audit events, newest first, and the count of every match' })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'outcome must be one of the following values: allowed, denied', 'Invalid outcome, asset_id, limit or page (VALIDATION_ERROR)')
   async list(@Query() query: ListAuditEventsQueryDto): Promise<AuditEventListResponseDto> {
     return { status: 'success', data: await this.audit.list(query) };
   }
@@ -30,7 +30,7 @@ export class AuditController {
     summary: 'Walk the audit hash chain and report whether it is intact (clearance 7 or higher)',
     description: 'Reads the whole chain in batches: the time it takes grows with the number of events.',
   })
-  @ApiOkResponse({ type: AuditChainVerificationResponseDto })
+  @ApiOkResponse({ type: AuditChainVerificationResponseDto, description: 'The chain was walked: intact, or broken at the event named' })
   async verify(): Promise<AuditChainVerificationResponseDto> {
     return { status: 'success', data: await this.chain.verify() };
   }

@@ -11,8 +11,8 @@ export class FleetController {
 
   @Get('star-destroyers')
   @ApiOperation({ summary: 'List fleet vessels, ordered by id', description: 'Any valid token. Optionally filtered by sector; paged by limit and page.' })
-  @ApiOkResponse({ type: VesselListResponseDto })
-  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'limit must not be greater than 100')
+  @ApiOkResponse({ type: VesselListResponseDto, description: 'A page of vessels, ordered by id, and the count of every match' })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'limit must not be greater than 100', 'Invalid limit, page or sector (VALIDATION_ERROR)')
   async listStarDestroyers(@Query() query: ListVesselsQueryDto): Promise<VesselListResponseDto> {
     return { status: 'success', data: await this.fleet.listVessels(query) };
   }

@@ -22,14 +22,14 @@ export class HealthController {
 
   @Get('live')
   @ApiOperation({ summary: 'The process is up' })
-  @ApiOkResponse({ schema: { example: UP } })
+  @ApiOkResponse({ schema: { example: UP }, description: 'The process answers' })
   live(): typeof UP {
     return UP;
   }
 
   @Get('ready')
   @ApiOperation({ summary: 'The service can reach its database and is not shutting down' })
-  @ApiOkResponse({ schema: { example: UP } })
+  @ApiOkResponse({ schema: { example: UP }, description: 'Ready: the database answers and the instance is not shutting down' })
   @ApiErrorResponse(503, 'SERVICE_UNAVAILABLE', DATABASE_UNREACHABLE, 'SERVICE_UNAVAILABLE: the database is unreachable, or the instance is shutting down')
   async ready(): Promise<typeof UP> {
     if (this.shutdown.isShuttingDown) {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { ASSET_ID_PATTERN, IsAssetId, IsNonBlankString, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
+import { ASSET_ID_PATTERN, IsAssetId, IsNonBlankString, PageOf, PageQueryDto, SuccessEnvelope } from '../../common';
 import { ASSET_STATUSES, type AssetStatus } from '../../database';
 
 export const REASON_MAX_LENGTH = 500;
@@ -42,9 +42,16 @@ export class DecommissionedAssetDto {
   authorized_by!: string;
 }
 
-export class DecommissionResponseDto extends SuccessEnvelope(DecommissionedAssetDto) {
+/** The spec's decommission reply: unlike the other success bodies, a message comes before the data. */
+export class DecommissionResponseDto {
+  @ApiProperty({ enum: ['success'] })
+  status!: 'success';
+
   @ApiProperty({ example: 'Asset TIE-0001 decommissioned successfully' })
   message!: string;
+
+  @ApiProperty({ type: DecommissionedAssetDto })
+  data!: DecommissionedAssetDto;
 }
 
 export class AssetDto {
@@ -79,9 +86,6 @@ export class ListAssetsQueryDto extends PageQueryDto {
   status?: AssetStatus;
 }
 
-export class AssetPageDto extends PageMetaDto {
-  @ApiProperty({ type: [AssetDto] })
-  assets!: AssetDto[];
-}
+export class AssetPageDto extends PageOf('assets', AssetDto) {}
 
 export class AssetListResponseDto extends SuccessEnvelope(AssetPageDto) {}

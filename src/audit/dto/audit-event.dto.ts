@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { ASSET_ID_PATTERN, DENIAL_REASONS, IsAssetId, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
+import { ASSET_ID_PATTERN, DENIAL_REASONS, IsAssetId, PageOf, PageQueryDto, SuccessEnvelope } from '../../common';
 
 const OUTCOMES = ['allowed', 'denied'] as const;
 
@@ -63,9 +63,6 @@ export class AuditEventDto {
   hash!: string;
 }
 
-export class AuditEventPageDto extends PageMetaDto {
-  @ApiProperty({ type: [AuditEventDto] })
-  events!: AuditEventDto[];
-}
+export class AuditEventPageDto extends PageOf('events', AuditEventDto) {}
 
 export class AuditEventListResponseDto extends SuccessEnvelope(AuditEventPageDto) {}

@@ -11,7 +11,7 @@ export class ErrorResponseDto {
   error_code!: string;
 }
 
-/** Documents one error response with the spec's body and a concrete example. */
-export function ApiErrorResponse(status: number, errorCode: string, message: string, description = errorCode) {
+/** Documents one error response with the spec's body, a concrete example, and when it happens. */
+export function ApiErrorResponse(status: number, errorCode: string, message: string, description: string) {
   return ApiResponse({ status, description, type: ErrorResponseDto, example: { status: 'error', message, error_code: errorCode } });
 }

@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { Type } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsIntInRange, ToInteger } from '../validation/validators';
 
@@ -30,6 +31,17 @@ export class PageMetaDto {
 
   @ApiProperty({ type: 'integer', example: 10, description: 'The effective page size.' })
   per_page!: number;
+}
+
+/**
+ * A page's items under `itemsKey`, then its position, the order the services write them in
+ * (`{ vessels, total_count, page, per_page }`), which Swagger UI's examples follow. Extend it to name
+ * the schema: `class VesselPageDto extends PageOf('vessels', VesselDto) {}`.
+ */
+export function PageOf<Key extends string, Item>(itemsKey: Key, itemType: Type<Item>): Type<Record<Key, Item[]> & PageMetaDto> {
+  class Items {}
+  ApiProperty({ type: [itemType] })(Items.prototype, itemsKey);
+  return IntersectionType(Items, PageMetaDto) as Type<Record<Key, Item[]> & PageMetaDto>;
 }
 
 /** How many items the requested page skips. */

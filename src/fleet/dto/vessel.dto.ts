@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
+import { PageOf, PageQueryDto, SuccessEnvelope } from '../../common';
 import { SECTORS, type Sector } from '../../database';
 
 export class ListVesselsQueryDto extends PageQueryDto {
@@ -36,9 +36,6 @@ export class VesselDto {
   status!: string;
 }
 
-export class VesselPageDto extends PageMetaDto {
-  @ApiProperty({ type: [VesselDto] })
-  vessels!: VesselDto[];
-}
+export class VesselPageDto extends PageOf('vessels', VesselDto) {}
 
 export class VesselListResponseDto extends SuccessEnvelope(VesselPageDto) {}

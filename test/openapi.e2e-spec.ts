@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
+import { describeEachDatabase } from './support/databases';
+import { concretePath, isPublic, type Route, routesOf } from './support/openapi';
+import { startTestApp, type TestApp } from './support/test-app';
+
+type Schema = SchemaObject & ReferenceObject;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The document Swagger UI reads (/docs-json), checked against the service's real replies: each route
+ * answered on a fresh database, so the decommission's documented asset is still active.
+ */
+describeEachDatabase('the OpenAPI document against the service', (engine) => {
+  let t: TestApp;
+  let document: OpenAPIObject;
+  let routes: Route[];
+
+  before(async () => {
+    t = await startTestApp({ engine });
+    document = (await t.http().get('/docs-json').expect(200)).body;
+    routes = routesOf(document);
+  });
+  after(() => t.close());
+
+  const responseOf = ({ operation }: Route, status: string) => operation.responses[status] as ResponseObject | undefined;
+  const resolve = (schema: Schema): SchemaObject =>
+    schema.$ref ? (document.components?.schemas?.[schema.$ref.replace('#/components/schemas/', '')] as SchemaObject) : schema;
+
+  /** The example Swagger UI shows: the media type's own, else one drawn from the schema, property by property in its order. */
+  const exampleOf = (schema: Schema): unknown => {
+    const resolved = resolve(schema);
+    if (resolved.example !== undefined) {
+      return resolved.example;
+    }
+    if (resolved.type === 'array') {
+      return [exampleOf(resolved.items as Schema)];
+    }
+    return Object.fromEntries(Object.entries(resolved.properties ?? {}).map(([key, property]) => [key, exampleOf(property as Schema)]));
+  };
+  const documentedExample = (route: Route, status: string): unknown => {
+    const media = responseOf(route, status)?.content?.['application/json'];
+    assert.ok(media, `${route.method} ${route.path} documents a JSON ${status}`);
+    return media.example ?? exampleOf(media.schema as Schema);
+  };
+
+  /** Same keys in the same order, at every depth; keys the example has and the reply lacks (optional ones) aside. */
+  const assertKeyOrder = (reply: unknown, example: unknown, where: string): void => {
+    if (Array.isArray(reply) && Array.isArray(example)) {
+      reply.forEach((item, index) => assertKeyOrder(item, example[0], `${where}[${index}]`));
+    } else if (isObject(reply) && isObject(example)) {
+      assert.deepEqual(Object.keys(reply), Object.keys(example).filter((key) => key in reply), where);
+      for (const key of Object.keys(reply)) {
+        assertKeyOrder(reply[key], example[key], `${where}.${key}`);
+      }
+    }
+  };
+
+  it('is OpenAPI 3.1.0, where a DELETE body is part of the operation, and documents the decommission body', () => {
+    assert.equal(document.openapi, '3.1.0');
+    const decommission = routes.find(({ method, path }) => method === 'delete' && path === '/v1/assets/{asset_id}');
+    assert.ok(decommission?.operation.requestBody, 'the DELETE has a requestBody');
+  });
+
+  it('describes every response of every operation', () => {
+    for (const route of routes) {
+      for (const [status, response] of Object.entries(route.operation.responses)) {
+        assert.ok((response as ResponseObject).description?.trim(), `${route.method} ${route.path} ${status} has a description`);
+      }
+    }
+  });
+
+  it('documents 503 SERVICE_UNAVAILABLE on every route that needs the database: all but liveness', () => {
+    const needsDatabase = routes.filter(({ method, path }) => `${method} ${path}` !== 'get /health/live');
+    assert.ok(needsDatabase.length >= 7);
+    for (const route of needsDatabase) {
+      assert.equal((documentedExample(route, '503') as { error_code?: string }).error_code, 'SERVICE_UNAVAILABLE', `${route.method} ${route.path}`);
+    }
+  });
+
+  it('documents 413 and 415 where a body is taken, and the error body on every error response', () => {
+    for (const route of routes) {
+      const statuses = Object.keys(route.operation.responses);
+      assert.equal(statuses.includes('413') && statuses.includes('415'), Boolean(route.operation.requestBody), `${route.method} ${route.path}`);
+      for (const status of statuses.filter((code) => Number(code) >= 400)) {
+        const media = responseOf(route, status)?.content?.['application/json'];
+        assert.equal((media?.schema as ReferenceObject | undefined)?.$ref, '#/components/schemas/ErrorResponseDto', `${route.method} ${route.path} ${status}`);
+        assert.match(String((media?.example as { error_code?: unknown } | undefined)?.error_code), /^[A-Z_]+$/);
+      }
+    }
+  });
+
+  it('shows limit 1..100 (default 10) and page from 1 (default 1) on every listing', () => {
+    const listings = routes.filter(({ operation }) => operation.parameters?.some((parameter) => 'name' in parameter && parameter.name === 'limit'));
+    assert.ok(listings.length >= 3);
+    for (const { path, operation } of listings) {
+      const schemaOf = (name: string) => (operation.parameters?.find((parameter) => 'name' in parameter && parameter.name === name) as { schema: SchemaObject }).schema;
+      assert.deepEqual(
+        { minimum: schemaOf('limit').minimum, maximum: schemaOf('limit').maximum, default: schemaOf('limit').default },
+        { minimum: 1, maximum: 100, default: 10 },
+        path,
+      );
+      assert.deepEqual({ minimum: schemaOf('page').minimum, default: schemaOf('page').default }, { minimum: 1, default: 1 }, path);
+    }
+  });
+
+  it('gives each success example its keys in the order the service writes them, at every depth', async () => {
+    const admiral = t.bearer('admiral-7', 7);
+    for (const route of routes) {
+      const body = route.operation.requestBody && exampleOf((route.operation.requestBody as { content: Record<string, { schema: Schema }> }).content['application/json'].schema);
+      const reply = await t.http()[route.method](concretePath(route)).set('Authorization', admiral).send(body as object | undefined);
+      assert.equal(reply.status, 200, `${route.method} ${route.path}: ${reply.text}`);
+      assertKeyOrder(reply.body, documentedExample(route, '200'), `${route.method} ${route.path}`);
+    }
+  });
+
+  it('gives each 401 example its keys in the order the error body has them', async () => {
+    for (const route of routes.filter(({ operation }) => !isPublic(operation))) {
+      const reply = await t.http()[route.method](concretePath(route));
+      assert.equal(reply.status, 401);
+      assert.deepEqual(Object.keys(reply.body), Object.keys(documentedExample(route, '401') as object), `${route.method} ${route.path}`);
+    }
+  });
+});
