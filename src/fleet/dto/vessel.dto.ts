@@ -1,6 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
+import { IsNotCombinedWith, IsVesselId, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
 import { SECTORS, type Sector } from '../../database';
 
 export class ListVesselsQueryDto extends PageQueryDto {
@@ -8,6 +8,17 @@ export class ListVesselsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(SECTORS)
   sector?: Sector;
+
+  @ApiPropertyOptional({
+    example: 'SD-010',
+    description:
+      'Keyset cursor: the vessels whose id comes after this one, in id order (within the sector, when one is given). ' +
+      "Pass the previous page's next_cursor; any depth costs what the first page does. Not together with page.",
+  })
+  @IsOptional()
+  @IsVesselId()
+  @IsNotCombinedWith('page')
+  after?: string;
 }
 
 export class VesselDto {
@@ -36,9 +47,20 @@ export class VesselDto {
   status!: string;
 }
 
-export class VesselPageDto extends PageMetaDto {
+export class VesselPageDto extends OmitType(PageMetaDto, ['page'] as const) {
   @ApiProperty({ type: [VesselDto] })
   vessels!: VesselDto[];
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 1, description: 'The page number; null on a page asked for with after.' })
+  page!: number | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'SD-010',
+    description: 'The id of the last vessel of this page when more follow, to pass as after; null on the last page.',
+  })
+  next_cursor!: string | null;
 }
 
 export class VesselListResponseDto extends SuccessEnvelope(VesselPageDto) {}
