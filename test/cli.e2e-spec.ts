@@ -85,7 +85,7 @@ describe('server start-up and configuration', () => {
       assert.ok(!existsSync(join(cwd, 'data', 'jwt-secret')), 'no secret file when JWT_SECRET is set');
       const token = (await runScript(SCRIPTS.token, ['--sub', 'o', '--clearance', '1'], { cwd, env: { JWT_SECRET: SECRET } })).stdout.trim();
       const fleet = await getJson(`${server.url}/v1/fleet/star-destroyers`, token);
-      assert.deepEqual(fleet.body.data, { vessels: [], total_count: 0, page: 1, per_page: 10 });
+      assert.deepEqual(fleet.body.data, { vessels: [], total_count: 0, page: 1, per_page: 10, next_cursor: null });
     } finally {
       await server.stop();
       rmSync(cwd, { recursive: true, force: true });

@@ -33,11 +33,11 @@ describeEachDatabase('GET /v1/fleet/star-destroyers', (engine) => {
   });
   after(() => t.close());
 
-  it('answers a clearance-0 token with 200 and the envelope {status, data:{vessels, total_count, page, per_page}}', async () => {
+  it('answers a clearance-0 token with 200 and the envelope {status, data:{vessels, total_count, page, per_page, next_cursor}}', async () => {
     const res = await list('');
     assert.deepEqual(Object.keys(res.body).sort(), ['data', 'status']);
     assert.equal(res.body.status, 'success');
-    assert.deepEqual(Object.keys(res.body.data).sort(), ['page', 'per_page', 'total_count', 'vessels']);
+    assert.deepEqual(Object.keys(res.body.data).sort(), ['next_cursor', 'page', 'per_page', 'total_count', 'vessels']);
     assert.ok(Array.isArray(res.body.data.vessels));
   });
 
@@ -58,11 +58,11 @@ describeEachDatabase('GET /v1/fleet/star-destroyers', (engine) => {
   });
 
   it('defaults to page 1 of 10 vessels, with total_count counting every vessel', async () => {
-    assert.deepEqual(pageOf(await list('')), { vessels: ALL_IDS.slice(0, 10), total_count: VESSEL_COUNT, page: 1, per_page: 10 });
+    assert.deepEqual(pageOf(await list('')), { vessels: ALL_IDS.slice(0, 10), total_count: VESSEL_COUNT, page: 1, per_page: 10, next_cursor: ALL_IDS[9] });
   });
 
   it('accepts limit 1 and limit 100, and reports the effective limit as per_page', async () => {
-    assert.deepEqual(pageOf(await list('limit=1')), { vessels: [ALL_IDS[0]], total_count: VESSEL_COUNT, page: 1, per_page: 1 });
+    assert.deepEqual(pageOf(await list('limit=1')), { vessels: [ALL_IDS[0]], total_count: VESSEL_COUNT, page: 1, per_page: 1, next_cursor: ALL_IDS[0] });
 
     const hundred = await list('limit=100');
     assert.equal(hundred.body.data.vessels.length, VESSEL_COUNT);
@@ -76,12 +76,13 @@ describeEachDatabase('GET /v1/fleet/star-destroyers', (engine) => {
       total_count: VESSEL_COUNT,
       page: 2,
       per_page: 10,
+      next_cursor: null,
     });
   });
 
   it('answers a page past the end with 200, an empty list and the full total_count', async () => {
     const res = await list('page=3');
-    assert.deepEqual(res.body.data, { vessels: [], total_count: VESSEL_COUNT, page: 3, per_page: 10 });
+    assert.deepEqual(res.body.data, { vessels: [], total_count: VESSEL_COUNT, page: 3, per_page: 10, next_cursor: null });
   });
 
   it('filters by each sector: only that sector\'s vessels, in id order, with the sector\'s total_count', async () => {
@@ -116,6 +117,7 @@ describeEachDatabase('GET /v1/fleet/star-destroyers', (engine) => {
       total_count: VESSELS_PER_SECTOR['Mid Rim'],
       page: 2,
       per_page: 3,
+      next_cursor: null,
     });
   });
 
@@ -131,4 +133,62 @@ describeEachDatabase('GET /v1/fleet/star-destroyers', (engine) => {
   });
 
   itRefusesInvalidPaging(rejects);
+
+  /** Follows next_cursor from the first page to the end; returns every page's data. */
+  async function walkByCursor(query: string) {
+    const pages = [(await list(query)).body.data];
+    while (pages[pages.length - 1].next_cursor !== null) {
+      pages.push((await list(`${query}&after=${pages[pages.length - 1].next_cursor}`)).body.data);
+    }
+    return pages;
+  }
+
+  it('walks the whole fleet by cursor in the order and pages of the page walk, with the exact total_count on every page', async () => {
+    for (const limit of [1, 3, 7, 20]) {
+      const pages = await walkByCursor(`limit=${limit}`);
+      const byPage = [];
+      for (let page = 1; byPage.length < pages.length; page++) {
+        byPage.push(vesselIds(await list(`limit=${limit}&page=${page}`)));
+      }
+      assert.deepEqual(pages.map((page) => page.vessels.map((vessel: VesselRow) => vessel.id)), byPage, `limit ${limit}`);
+      assert.deepEqual(byPage.flat(), ALL_IDS, `limit ${limit}`);
+      assert.ok(pages.every((page) => page.total_count === VESSEL_COUNT && page.per_page === limit));
+      assert.ok(pages.slice(1).every((page) => page.page === null), 'a cursor page has no page number');
+    }
+  });
+
+  it('continues within the sector when after comes with sector', async () => {
+    const pages = await walkByCursor('sector=Outer%20Rim&limit=5');
+    assert.deepEqual(pages.map((page) => page.vessels.length), [5, 5, 3]);
+    assert.deepEqual(pages.flatMap((page) => page.vessels.map((vessel: VesselRow) => vessel.id)), idsOf('Outer Rim'));
+    assert.ok(pages.every((page) => page.total_count === VESSELS_PER_SECTOR['Outer Rim']));
+    assert.ok(pages.flatMap((page) => page.vessels).every((vessel: VesselRow) => vessel.sector === 'Outer Rim'));
+  });
+
+  it('gives next_cursor null on the last page, and an empty page after the last vessel', async () => {
+    const last = await list(`limit=5&after=${ALL_IDS[ALL_IDS.length - 6]}`);
+    assert.deepEqual(pageOf(last), { vessels: ALL_IDS.slice(-5), total_count: VESSEL_COUNT, page: null, per_page: 5, next_cursor: null });
+
+    const past = await list(`after=${ALL_IDS[ALL_IDS.length - 1]}`);
+    assert.deepEqual(pageOf(past), { vessels: [], total_count: VESSEL_COUNT, page: null, per_page: 10, next_cursor: null });
+  });
+
+  it('starts after a cursor that names no vessel, at the next id in order', async () => {
+    assert.ok(!ALL_IDS.includes('SD-005'));
+    assert.deepEqual(vesselIds(await list('limit=2&after=SD-005')), ALL_IDS.filter((id) => id > 'SD-005').slice(0, 2));
+  });
+
+  it('refuses a cursor that is not a vessel id with 400 VALIDATION_ERROR naming after', async () => {
+    for (const after of ['', 'sd-001', 'SD-', 'SD-1.5', 'SD-0000000001', 'SD-001%27%20OR%201=1', 'SD-001&after=SD-002']) {
+      await rejects(`after=${after}`, 'after');
+    }
+  });
+
+  it('refuses after together with page with 400 VALIDATION_ERROR naming both', async () => {
+    for (const query of ['after=SD-001&page=1', 'page=2&after=SD-001&limit=5']) {
+      const res = await listFleet(t, query, token);
+      expectErrorBody(res, 400, 'VALIDATION_ERROR', 'after');
+      assert.match(res.body.message, /\bpage\b/);
+    }
+  });
 });

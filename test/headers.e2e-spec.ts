@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SERVER_TIMEOUTS } from '../src/app.setup';
-import { listFleet } from './support/http';
+import { listAssets, listFleet } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
 
 /** Response headers and socket limits do not depend on the database engine: SQLite only. */
@@ -28,10 +28,11 @@ describe('response headers and slow clients', () => {
     }
   });
 
-  it('marks authenticated answers and refusals Cache-Control: no-store', async () => {
-    for (const res of [await listFleet(t, '', trooper).expect(200), await listFleet(t, '').expect(401), await listFleet(t, 'limit=0', trooper).expect(400)]) {
+  it('marks authenticated answers and refusals Cache-Control: no-store, and the revalidated fleet listing private, no-cache', async () => {
+    for (const res of [await listAssets(t, '', trooper).expect(200), await listFleet(t, '').expect(401), await listFleet(t, 'limit=0', trooper).expect(400)]) {
       assert.equal(res.headers['cache-control'], 'no-store');
     }
+    assert.equal((await listFleet(t, '', trooper).expect(200)).headers['cache-control'], 'private, no-cache');
   });
 
   it('keeps Swagger UI working under the content security policy: its page loads every asset it names from this origin', async () => {

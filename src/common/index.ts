@@ -1,6 +1,6 @@
 export * from './errors/api-error';
 export { ApiErrorResponse, ErrorResponseDto } from './dto/error-response.dto';
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageMetaDto, PageOf, PageQueryDto, pageMeta, pageOffset } from './dto/page-query.dto';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageMetaDto, PageOf, PageQueryDto, pageMeta, pageNumber, pageOffset } from './dto/page-query.dto';
 export { ApiExceptionFilter } from './http/api-exception.filter';
 export { assignRequestId, forbidCaching, serveApiAlias, REQUEST_ID_HEADER } from './http/request-context';
 export { repairPathEncoding } from './http/path-encoding';
@@ -8,9 +8,20 @@ export { MethodNotAllowedModule } from './http/method-not-allowed';
 export { BodyErrorInterceptor, deferBodyErrors, refuseNonJsonBodies } from './http/body-errors';
 export { createValidationPipe } from './http/validation.pipe';
 export { describeValidationErrors } from './validation/validation-errors';
-export { ASSET_ID_PATTERN, IsAssetId, IsIntInRange, IsNonBlankString, ToInteger } from './validation/validators';
+export {
+  ASSET_ID_PATTERN,
+  IsAssetId,
+  IsIntInRange,
+  IsNonBlankString,
+  IsNotCombinedWith,
+  IsVesselId,
+  ToInteger,
+  VESSEL_ID_PATTERN,
+} from './validation/validators';
 export { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from './errors/unavailability';
 export { AUDIT_ACTIONS, DENIAL_REASONS, type Actor, type Denial, type DenialReason } from './errors/denial';
 export { DENIAL_RECORDER, type DenialRecorder } from './errors/denial-recorder';
 export { RequestOrigin, requestOrigin } from './http/request-origin';
 export { SuccessEnvelope } from './dto/success-envelope.dto';
+export { LruCache } from './cache/lru-cache';
+export { ifNoneMatchIncludes, REVALIDATE_ON_EVERY_USE, strongEntityTag } from './http/entity-tags';

@@ -62,9 +62,36 @@ export interface AuditChainHeadTable {
   last_occurred_at: string | null;
 }
 
+/** The `vessel_counts` key whose row counts every vessel. */
+export const ALL_SECTORS = '*';
+
+/** Kept exact by triggers on `vessels`: one row per sector that has held a vessel, and ALL_SECTORS. */
+export interface VesselCountsTable {
+  sector: string;
+  vessel_count: number;
+}
+
+/** One row (`id` = 1) whose `version` every committed write to `vessels` raises, on every instance at once. */
+export interface VesselDataVersionTable {
+  id: number;
+  /** A bigint: pg returns it as a string. */
+  version: ColumnType<string | number, number, never>;
+}
+
+export const VESSELS_COUNTED = {
+  table: 'vessels',
+  groupColumn: 'sector',
+  countsTable: 'vessel_counts',
+  countColumn: 'vessel_count',
+  allRowsKey: ALL_SECTORS,
+  versionTable: 'vessel_data_version',
+} as const;
+
 export interface DB {
   assets: AssetsTable;
   vessels: VesselsTable;
+  vessel_counts: VesselCountsTable;
+  vessel_data_version: VesselDataVersionTable;
   audit_events: AuditEventsTable;
   audit_chain_head: AuditChainHeadTable;
 }

@@ -2,11 +2,13 @@ import { Kysely, Migration, MigrationProvider, Migrator } from 'kysely';
 import { currentSchema } from './create-database';
 import * as initial from './migrations/001-initial';
 import * as auditChain from './migrations/002-audit-chain';
+import * as vesselCounts from './migrations/003-vessel-counts';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-audit-chain': auditChain,
+  '003-vessel-counts': vesselCounts,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {

@@ -1,6 +1,7 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiErrorResponse } from '../common';
+import { Controller, Get, Headers, HttpStatus, Query, Res } from '@nestjs/common';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiErrorResponse, ifNoneMatchIncludes, REVALIDATE_ON_EVERY_USE } from '../common';
 import { ListVesselsQueryDto, VesselListResponseDto } from './dto/vessel.dto';
 import { FleetService } from './fleet.service';
 
@@ -10,10 +11,32 @@ export class FleetController {
   constructor(private readonly fleet: FleetService) {}
 
   @Get('star-destroyers')
-  @ApiOperation({ summary: 'List fleet vessels, ordered by id', description: 'Any valid token. Optionally filtered by sector; paged by limit and page.' })
-  @ApiOkResponse({ type: VesselListResponseDto, description: 'A page of vessels, ordered by id, and the count of every match' })
-  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'limit must not be greater than 100', 'Invalid limit, page or sector (VALIDATION_ERROR)')
-  async listStarDestroyers(@Query() query: ListVesselsQueryDto): Promise<VesselListResponseDto> {
-    return { status: 'success', data: await this.fleet.listVessels(query) };
+  @ApiOperation({
+    summary: 'List fleet vessels, ordered by id',
+    description: 'Any valid token. Optionally filtered by sector; paged by limit and page, or by limit and the keyset cursor after.',
+  })
+  @ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag of an earlier answer: 304 while that page is unchanged.' })
+  @ApiOkResponse({
+    type: VesselListResponseDto,
+    description: 'A page of vessels, ordered by id, the count of every match, and the cursor of the next page',
+    headers: {
+      ETag: { description: 'Strong; changes with any write to the vessels.', schema: { type: 'string' } },
+      'Cache-Control': { description: REVALIDATE_ON_EVERY_USE, schema: { type: 'string' } },
+    },
+  })
+  @ApiResponse({ status: HttpStatus.NOT_MODIFIED, description: 'The page named by If-None-Match is unchanged; no body.' })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'limit must not be greater than 100', 'Invalid limit, page, after or sector, or page and after together (VALIDATION_ERROR)')
+  async listStarDestroyers(
+    @Query() query: ListVesselsQueryDto,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
+    const listing = await this.fleet.openListing(query);
+    res.set({ ETag: listing.etag, 'Cache-Control': REVALIDATE_ON_EVERY_USE });
+    if (ifNoneMatchIncludes(ifNoneMatch, listing.etag)) {
+      res.status(HttpStatus.NOT_MODIFIED).end();
+      return;
+    }
+    res.type('json').send(await listing.body());
   }
 }

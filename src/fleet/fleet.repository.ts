@@ -1,17 +1,41 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { countRows, type DB, type Sector, selectPage, upsertRows, type VesselRow } from '../database';
+import { ALL_SECTORS, countRows, type DB, type Sector, upsertRows, type VesselRow } from '../database';
 
 /** What the API shows of a vessel, in the order it shows it. */
 export const VESSEL_COLUMNS = ['id', 'name', 'class', 'length', 'crew', 'commander', 'sector', 'status'] as const;
+
+/** Where a page starts: after a vessel id (keyset), or a number of vessels into the list. */
+export type PageStart = { after: string } | { offset: number };
+
+export interface FleetState {
+  /** Raised by every committed write to the vessels, on whichever instance. */
+  version: string;
+  /** The vessels of the sector, or of the fleet, as the triggers keep count. */
+  total: number;
+}
 
 @Injectable()
 export class FleetRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  findPage(sector: Sector | undefined, limit: number, offset: number) {
-    const vessels = sector ? this.db.selectFrom('vessels').where('sector', '=', sector) : this.db.selectFrom('vessels');
-    return selectPage(vessels, (query) => query.select(VESSEL_COLUMNS).orderBy('id'), { limit, offset });
+  /** The data version and the count, both primary-key reads in one statement: no COUNT(*). */
+  async readState(sector: Sector | undefined): Promise<FleetState> {
+    const state = await this.db
+      .selectFrom('vessel_data_version')
+      .leftJoin('vessel_counts', (join) => join.on('vessel_counts.sector', '=', sector ?? ALL_SECTORS))
+      .select((eb) => ['vessel_data_version.version', eb.fn.coalesce('vessel_counts.vessel_count', eb.lit(0)).as('total')])
+      .executeTakeFirstOrThrow();
+    return { version: String(state.version), total: Number(state.total) };
+  }
+
+  /** Vessels in id order. A keyset start seeks in the primary key, or in the (sector, id) index, so any depth costs what the first page does. */
+  findPage(sector: Sector | undefined, limit: number, start: PageStart): Promise<Pick<VesselRow, (typeof VESSEL_COLUMNS)[number]>[]> {
+    let vessels = this.db.selectFrom('vessels').select(VESSEL_COLUMNS).orderBy('id').limit(limit);
+    if (sector) {
+      vessels = vessels.where('sector', '=', sector);
+    }
+    return ('after' in start ? vessels.where('id', '>', start.after) : vessels.offset(start.offset)).execute();
   }
 
   count(): Promise<number> {

@@ -33,6 +33,7 @@ const ids = (page: { vessels: { id: string }[] }) => page.vessels.map((vessel) =
 describe('FleetService', () => {
   let db: Kysely<DB>;
   let sut: FleetService;
+  const listVessels = async (query: Record<string, unknown> = {}) => JSON.parse(await (await sut.openListing(listQuery(query))).body()).data;
 
   before(async () => {
     db = createDatabase({ dialect: 'sqlite', path: ':memory:' });
@@ -43,9 +44,9 @@ describe('FleetService', () => {
   });
   after(() => db.destroy());
 
-  describe('listVessels', () => {
+  describe('openListing', () => {
     it('returns the first 10 vessels ordered by id by default, with the total count', async () => {
-      const page = await sut.listVessels(listQuery());
+      const page = await listVessels();
 
       assert.deepEqual(ids(page), SORTED_IDS.slice(0, 10));
       assert.equal(page.total_count, TOTAL);
@@ -54,7 +55,7 @@ describe('FleetService', () => {
     });
 
     it('returns whole vessel records', async () => {
-      const page = await sut.listVessels(listQuery({ limit: '1' }));
+      const page = await listVessels({ limit: '1' });
 
       assert.deepEqual(page.vessels, [
         {
@@ -71,33 +72,33 @@ describe('FleetService', () => {
     });
 
     it('pages by limit and page', async () => {
-      const page = await sut.listVessels(listQuery({ limit: '7', page: '2' }));
+      const page = await listVessels({ limit: '7', page: '2' });
 
       assert.deepEqual(ids(page), SORTED_IDS.slice(7, 14));
       assert.deepEqual([page.total_count, page.page, page.per_page], [TOTAL, 2, 7]);
     });
 
     it('returns the whole fleet in one page of 100', async () => {
-      const page = await sut.listVessels(listQuery({ limit: 100 }));
+      const page = await listVessels({ limit: 100 });
 
       assert.deepEqual(ids(page), SORTED_IDS);
     });
 
     it('returns a short last page', async () => {
-      const page = await sut.listVessels(listQuery({ limit: 8, page: 3 }));
+      const page = await listVessels({ limit: 8, page: 3 });
 
       assert.deepEqual(ids(page), SORTED_IDS.slice(16));
     });
 
     it('returns an empty page past the end, still with the total count', async () => {
-      const page = await sut.listVessels(listQuery({ page: '3' }));
+      const page = await listVessels({ page: '3' });
 
-      assert.deepEqual(page, { vessels: [], total_count: TOTAL, page: 3, per_page: 10 });
+      assert.deepEqual(page, { vessels: [], total_count: TOTAL, page: 3, per_page: 10, next_cursor: null });
     });
 
     for (const sector of SECTORS) {
       it(`filters by sector ${sector}, ordered by id, counting only that sector`, async () => {
-        const page = await sut.listVessels(listQuery({ sector, limit: 100 }));
+        const page = await listVessels({ sector, limit: 100 });
 
         const expected = VESSELS.filter((vessel) => vessel.sector === sector)
           .map((vessel) => vessel.id)
@@ -108,7 +109,7 @@ describe('FleetService', () => {
     }
 
     it('pages within a sector', async () => {
-      const page = await sut.listVessels(listQuery({ sector: 'Outer Rim', page: 2 }));
+      const page = await listVessels({ sector: 'Outer Rim', page: 2 });
 
       assert.deepEqual(ids(page), ['SD-100', 'SD-110', 'SD-120']);
       assert.deepEqual([page.total_count, page.page, page.per_page], [13, 2, 10]);

@@ -1,14 +1,60 @@
 import { Injectable } from '@nestjs/common';
-import { pageMeta, pageOffset } from '../common';
-import type { ListVesselsQueryDto, VesselPageDto } from './dto/vessel.dto';
-import { FleetRepository } from './fleet.repository';
+import { LruCache, pageNumber, pageOffset, strongEntityTag } from '../common';
+import type { ListVesselsQueryDto, VesselListResponseDto, VesselPageDto } from './dto/vessel.dto';
+import { FleetRepository, type PageStart } from './fleet.repository';
+
+/** Built pages kept for reuse: at 100 vessels a page, about 25 KB each. */
+const CACHED_PAGES = 500;
+/** Part of every ETag: raise it when the body's shape changes, so an ETag of the old shape never matches. */
+const BODY_SHAPE = 2;
+
+export interface VesselListing {
+  /** Names this page of this version of the data, on every instance. */
+  etag: string;
+  /** The JSON body, built only when asked for, and only once per version and query on this instance. */
+  body: () => Promise<string>;
+}
 
 @Injectable()
 export class FleetService {
+  private readonly builtPages = new LruCache<string, string>(CACHED_PAGES);
+
   constructor(private readonly fleet: FleetRepository) {}
 
-  async listVessels(query: ListVesselsQueryDto): Promise<VesselPageDto> {
-    const { rows, total } = await this.fleet.findPage(query.sector, query.limit, pageOffset(query));
-    return { vessels: rows, ...pageMeta(query, total) };
+  /**
+   * Reads the data version and the count before any row, so a page is never labelled with a version
+   * newer than its rows: a write in between only makes it look older, and a cached page stale under a
+   * current version is impossible.
+   */
+  async openListing(query: ListVesselsQueryDto): Promise<VesselListing> {
+    const { version, total } = await this.fleet.readState(query.sector);
+    const position = query.after === undefined ? { page: pageNumber(query) } : { after: query.after };
+    const etag = strongEntityTag(BODY_SHAPE, version, query.sector ?? null, query.limit, position);
+    return { etag, body: () => this.pageBody(etag, query, total) };
+  }
+
+  private async pageBody(etag: string, query: ListVesselsQueryDto, total: number): Promise<string> {
+    const cached = this.builtPages.get(etag);
+    if (cached !== undefined) {
+      return cached;
+    }
+    const response: VesselListResponseDto = { status: 'success', data: await this.listVessels(query, total) };
+    const body = JSON.stringify(response);
+    this.builtPages.set(etag, body);
+    return body;
+  }
+
+  private async listVessels(query: ListVesselsQueryDto, total: number): Promise<VesselPageDto> {
+    const start: PageStart = query.after === undefined ? { offset: pageOffset(query) } : { after: query.after };
+    // One vessel past the page says whether another page follows.
+    const rows = await this.fleet.findPage(query.sector, query.limit + 1, start);
+    const vessels = rows.slice(0, query.limit);
+    return {
+      vessels,
+      total_count: total,
+      page: 'after' in start ? null : pageNumber(query),
+      per_page: query.limit,
+      next_cursor: rows.length > query.limit ? vessels[vessels.length - 1].id : null,
+    };
   }
 }

@@ -19,7 +19,8 @@ export class PageQueryDto {
   @IsOptional()
   @ToInteger()
   @IsIntInRange(1, MAX_PAGE)
-  page: number = 1;
+  /** Absent when not sent, so a route can tell; page 1 then. */
+  page?: number;
 }
 
 export class PageMetaDto {
@@ -46,9 +47,13 @@ export function PageOf<Key extends string, Item>(itemsKey: Key, itemType: Type<I
 
 /** How many items the requested page skips. */
 export function pageOffset(query: PageQueryDto): number {
-  return (query.page - 1) * query.limit;
+  return (pageNumber(query) - 1) * query.limit;
 }
 
 export function pageMeta(query: PageQueryDto, totalCount: number): PageMetaDto {
-  return { total_count: totalCount, page: query.page, per_page: query.limit };
+  return { total_count: totalCount, page: pageNumber(query), per_page: query.limit };
+}
+
+export function pageNumber(query: PageQueryDto): number {
+  return query.page ?? 1;
 }

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsDefined, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsDefined, IsInt, IsString, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 
 /**
  * A required text field that must carry something besides white space, and nothing either engine
@@ -34,4 +34,22 @@ export const ASSET_ID_PATTERN = /^[A-Z]{3}-[0-9]{4}$/;
 
 export function IsAssetId(): PropertyDecorator {
   return Matches(ASSET_ID_PATTERN, { message: `$property must match ${ASSET_ID_PATTERN.source}` });
+}
+
+export const VESSEL_ID_PATTERN = /^[A-Z]{1,8}-[0-9]{1,9}$/;
+
+export function IsVesselId(): PropertyDecorator {
+  return Matches(VESSEL_ID_PATTERN, { message: '$property must be a letter prefix, a hyphen and a number, e.g. ISD-001' });
+}
+
+/** Refuses the field when `other` was sent too: the two ask for different things. */
+export function IsNotCombinedWith(other: string): PropertyDecorator {
+  return ValidateBy({
+    name: 'isNotCombinedWith',
+    constraints: [other],
+    validator: {
+      validate: (_value, args) => (args?.object as Record<string, unknown>)[other] === undefined,
+      defaultMessage: (args) => `${args?.property} and ${other} cannot be combined`,
+    },
+  });
 }

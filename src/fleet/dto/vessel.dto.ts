@@ -1,6 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { PageOf, PageQueryDto, SuccessEnvelope } from '../../common';
+import { IsNotCombinedWith, IsVesselId, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
 import { SECTORS, type Sector } from '../../database';
 
 export class ListVesselsQueryDto extends PageQueryDto {
@@ -8,6 +8,17 @@ export class ListVesselsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(SECTORS)
   sector?: Sector;
+
+  @ApiPropertyOptional({
+    example: 'SD-010',
+    description:
+      'Keyset cursor: the vessels whose id comes after this one, in id order (within the sector, when one is given). ' +
+      "Pass the previous page's next_cursor; any depth costs what the first page does. Not together with page.",
+  })
+  @IsOptional()
+  @IsVesselId()
+  @IsNotCombinedWith('page')
+  after?: string;
 }
 
 export class VesselDto {
@@ -36,6 +47,33 @@ export class VesselDto {
   status!: string;
 }
 
-export class VesselPageDto extends PageOf('vessels', VesselDto) {}
+class VesselItems {
+  @ApiProperty({ type: [VesselDto] })
+  vessels!: VesselDto[];
+}
+
+class PagePosition {
+  @ApiProperty({ type: 'integer', nullable: true, example: 1, description: 'The page number; null on a page asked for with after.' })
+  page!: number | null;
+}
+
+class NextCursor {
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'SD-010',
+    description: 'The id of the last vessel of this page when more follow, to pass as after; null on the last page.',
+  })
+  next_cursor!: string | null;
+}
+
+/** The fields in the order the service writes them, which Swagger UI's example follows. */
+export class VesselPageDto extends IntersectionType(
+  VesselItems,
+  PickType(PageMetaDto, ['total_count'] as const),
+  PagePosition,
+  PickType(PageMetaDto, ['per_page'] as const),
+  NextCursor,
+) {}
 
 export class VesselListResponseDto extends SuccessEnvelope(VesselPageDto) {}

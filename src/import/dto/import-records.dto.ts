@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsIn, IsISO8601, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
-import { IsAssetId, IsIntInRange, IsNonBlankString } from '../../common';
+import { IsAssetId, IsIntInRange, IsNonBlankString, IsVesselId } from '../../common';
 import { ASSET_STATUSES, type AssetStatus, SECTORS, type Sector } from '../../database';
 
 /** A calendar date-time with its offset, e.g. 2026-03-01T12:00:00Z: never read in the importer's own time zone. */
@@ -44,7 +44,7 @@ export class ImportAssetDto {
 }
 
 export class ImportVesselDto {
-  @Matches(/^[A-Z]{1,8}-[0-9]{1,9}$/, { message: 'id must be a letter prefix, a hyphen and a number, e.g. ISD-001' })
+  @IsVesselId()
   id!: string;
 
   @IsNonBlankString(100)

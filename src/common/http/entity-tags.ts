@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A revalidatable answer: only the client may keep it (never a shared cache), and it must ask again on
+ * every use, so every use still passes the token check and gets 304 or the new data.
+ */
+export const REVALIDATE_ON_EVERY_USE = 'private, no-cache';
+
+/** A strong entity tag for the representation `parts` identify: quoted, opaque and the same on every instance. */
+export function strongEntityTag(...parts: unknown[]): string {
+  return `"${createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 27)}"`;
+}
+
+/** One entity tag of a list (RFC 9110, 8.8.3): optional W/, then quoted etagc characters, which include the comma. */
+const ENTITY_TAG = /(?:W\/)?("[\x21\x23-\x7e\x80-\xff]*")/g;
+
+/**
+ * Whether If-None-Match names the current representation (RFC 9110, 13.1.2): `*`, or any tag of the
+ * list equal to `etag` by weak comparison, so a W/ prefix does not matter. A field that lists nothing
+ * readable matches nothing.
+ */
+export function ifNoneMatchIncludes(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) {
+    return false;
+  }
+  if (ifNoneMatch.trim() === '*') {
+    return true;
+  }
+  for (const [, opaqueTag] of ifNoneMatch.matchAll(ENTITY_TAG)) {
+    if (opaqueTag === etag) {
+      return true;
+    }
+  }
+  return false;
+}
