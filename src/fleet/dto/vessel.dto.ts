@@ -9,8 +9,8 @@ export class ListVesselsQueryDto extends PageQueryDto {
   @IsIn(SECTORS)
   sector?: Sector;
 
+  // No example: Swagger UI would fill it in on "Try it out", and with page's default that is a 400.
   @ApiPropertyOptional({
-    example: 'SD-010',
     description:
       'Keyset cursor: the vessels whose id comes after this one, in id order (within the sector, when one is given). ' +
       "Pass the previous page's next_cursor; any depth costs what the first page does. Not together with page.",
