@@ -109,6 +109,14 @@ function isPostgres(db: AnyKysely): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
+/**
+ * True when transactions should be grouped into shared commits (SQLite: one connection, whose commits
+ * each wait for a sync). PostgreSQL overlaps the commits of its pooled connections by itself.
+ */
+export function groupsCommits(db: AnyKysely): boolean {
+  return !isPostgres(db);
+}
+
 /** An auto-incrementing integer primary key, spelled the way each engine wants it. */
 export function autoIncrementKey(db: AnyKysely): (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder {
   return isPostgres(db)
