@@ -1,9 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AssetsModule } from './assets';
 import { AuditModule } from './audit';
 import { AuthModule } from './auth';
-import { ApiExceptionFilter, BodyErrorInterceptor, createValidationPipe, MethodNotAllowedModule } from './common';
+import { ApiExceptionFilter, BodyErrorModule, createValidationPipe, MethodNotAllowedModule } from './common';
 import { type AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database';
 import { FleetModule } from './fleet';
@@ -25,6 +25,8 @@ export class AppModule {
         // Its guard is registered first, so a flood is refused before any token is checked.
         RateLimitModule,
         AuthModule,
+        // After AuthModule, so that a bad token or clearance is reported before a bad body.
+        BodyErrorModule,
         ...ROUTE_MODULES,
         ImportModule,
         // Last, so that its catch-all routes are registered after the real ones.
@@ -32,7 +34,6 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
-        { provide: APP_INTERCEPTOR, useClass: BodyErrorInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
     };

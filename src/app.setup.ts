@@ -1,7 +1,7 @@
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import helmet from 'helmet';
-import { assignRequestId, deferBodyErrors, forbidCaching, refuseNonJsonBodies, repairPathEncoding, serveApiAlias } from './common';
+import { assignRequestId, deferBodyErrors, fixedHeaders, headersSetBy, refuseNonJsonBodies, repairPathEncoding, serveApiAlias } from './common';
 import { APP_CONFIG, type AppConfig } from './config';
 import { setupSwagger } from './swagger';
 
@@ -18,6 +18,17 @@ export const SERVER_TIMEOUTS = {
   /** How often Node looks for requests past the two limits above (30 s by default); read when the server starts listening. */
   connectionsCheckingInterval: 1_000,
 } as const;
+
+/**
+ * What every response carries: helmet's security headers and no-store, since answers carry officers'
+ * data and refusals that no browser or proxy may keep. Helmet's default policy suits Swagger UI (its
+ * scripts are files of its own, its styles inline); only the upgrade to https is dropped, which would
+ * break the docs on a plain-http deployment.
+ */
+const RESPONSE_HEADERS = [
+  ...headersSetBy(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })),
+  ['Cache-Control', 'no-store'],
+] as const;
 
 /** The response headers a browser script may read: the ones the API documents. */
 const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'];
@@ -47,10 +58,9 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   if (config.corsOrigins.length > 0) {
     app.enableCors({ origin: config.corsOrigins, exposedHeaders: CORS_EXPOSED_HEADERS, maxAge: 600 });
   }
-  // The default policy suits Swagger UI (its scripts are files of its own, its styles inline); only the
-  // upgrade to https is dropped, which would break the docs on a plain-http deployment.
-  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
-  app.use(forbidCaching);
+  // Responses are never cached, so Express need not hash each body into an ETag.
+  app.set('etag', false);
+  app.use(fixedHeaders(RESPONSE_HEADERS));
   app.use(assignRequestId);
   app.use(repairPathEncoding);
   app.use(serveApiAlias);

@@ -47,7 +47,7 @@ async function openDatabase(assets: NewAsset[]): Promise<Kysely<DB>> {
 function createService(db: Kysely<DB>): AssetsService {
   // The service writes only allowed events, which no limit applies to.
   const unlimited = { count: async () => ({ limited: false }) } as unknown as DenialLimiter;
-  return new AssetsService(new AssetsRepository(db), new AuditService(new AuditRepository(db), unlimited), new TransactionRunner(db));
+  return new AssetsService(new AssetsRepository(db), new AuditService(new AuditRepository(db), unlimited, new TransactionRunner(db)), new TransactionRunner(db));
 }
 
 const listQuery = (query: Record<string, unknown> = {}) => plainToInstance(ListAssetsQueryDto, query);

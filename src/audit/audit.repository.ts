@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Kysely } from 'kysely';
+import { Kysely, type Transaction } from 'kysely';
 import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, selectPage } from '../database';
 import { HASHED_FIELDS, nextEvent, type UnchainedEvent } from './audit-chain';
 
@@ -15,16 +15,8 @@ export interface AuditEventFilter {
 export class AuditRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  /** Adds the event at the end of the chain, inside the caller's transaction when given one. */
-  async append(fields: UnchainedEvent, executor: Kysely<DB> = this.db): Promise<void> {
-    if (executor.isTransaction) {
-      await this.appendWithin(executor, fields);
-    } else {
-      await executor.transaction().execute((trx) => this.appendWithin(trx, fields));
-    }
-  }
-
-  private async appendWithin(trx: Kysely<DB>, fields: UnchainedEvent): Promise<void> {
+  /** Adds the event at the end of the chain, inside the caller's transaction. */
+  async append(fields: UnchainedEvent, trx: Transaction<DB>): Promise<void> {
     // Updating the head first takes its lock (a row lock on PostgreSQL, the write lock on SQLite):
     // every other append, from any connection or instance, waits here until this one commits.
     const head = await trx

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Kysely } from 'kysely';
+import type { Transaction } from 'kysely';
 import {
   type Denial,
   type DenialRecorder,
@@ -9,7 +9,7 @@ import {
   type RequestOrigin,
   ServiceUnavailableError,
 } from '../common';
-import type { DB } from '../database';
+import { type DB, TransactionRunner } from '../database';
 import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry } from './audit-entry';
@@ -40,6 +40,7 @@ export class AuditService implements DenialRecorder {
   constructor(
     private readonly repository: AuditRepository,
     private readonly limiter: DenialLimiter,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   /**
@@ -47,9 +48,10 @@ export class AuditService implements DenialRecorder {
    * transaction when the event must commit together with the change it records. A write that fails
    * is a 503: the decision it records must not be answered without it.
    */
-  async record(entry: AuditEntry, executor?: Kysely<DB>): Promise<void> {
+  async record(entry: AuditEntry, trx?: Transaction<DB>): Promise<void> {
+    const fields = toEventFields(entry);
     try {
-      await this.repository.append(toEventFields(entry), executor);
+      await (trx ? this.repository.append(fields, trx) : this.transactions.run((own) => this.repository.append(fields, own)));
     } catch (error) {
       this.logger.error(`audit event not written: ${error instanceof Error ? error.message : String(error)}`);
       throw new ServiceUnavailableError('The service is temporarily unavailable');

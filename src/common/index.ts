@@ -2,10 +2,10 @@ export * from './errors/api-error';
 export { ApiErrorResponse, ErrorResponseDto } from './dto/error-response.dto';
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageMetaDto, PageOf, PageQueryDto, pageMeta, pageNumber, pageOffset } from './dto/page-query.dto';
 export { ApiExceptionFilter } from './http/api-exception.filter';
-export { assignRequestId, forbidCaching, serveApiAlias, REQUEST_ID_HEADER } from './http/request-context';
+export { assignRequestId, fixedHeaders, headersSetBy, serveApiAlias, REQUEST_ID_HEADER } from './http/request-context';
 export { repairPathEncoding } from './http/path-encoding';
 export { MethodNotAllowedModule } from './http/method-not-allowed';
-export { BodyErrorInterceptor, deferBodyErrors, refuseNonJsonBodies } from './http/body-errors';
+export { BodyErrorModule, deferBodyErrors, refuseNonJsonBodies } from './http/body-errors';
 export { createValidationPipe } from './http/validation.pipe';
 export { describeValidationErrors } from './validation/validation-errors';
 export {

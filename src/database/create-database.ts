@@ -16,6 +16,7 @@ import {
 import { Pool } from 'pg';
 import type { DatabaseLocation, PostgresLocation, SqliteLocation } from '../config';
 import type { DB } from './database.types';
+import { StatementCachingDatabase } from './statement-cache';
 
 /*
  * The only file that knows which SQL engine is behind Kysely. Queries and migrations elsewhere are
@@ -27,14 +28,19 @@ export function createDatabase(location: DatabaseLocation): Kysely<DB> {
 }
 
 function createSqlite(location: SqliteLocation): Kysely<DB> {
-  if (location.path !== ':memory:') {
-    mkdirSync(dirname(location.path), { recursive: true });
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database: new StatementCachingDatabase(openSqlite(location.path)) }) });
+}
+
+/** The SQLite file as the service opens it: written ahead, synced on every commit, waiting on other processes' writes. */
+export function openSqlite(path: string): BetterSqlite3.Database {
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true });
   }
-  const sqlite = new BetterSqlite3(location.path);
+  const sqlite = new BetterSqlite3(path);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return sqlite;
 }
 
 function createPostgres({ url, poolSize, timeouts }: PostgresLocation): Kysely<DB> {
@@ -101,6 +107,14 @@ type AnyKysely = Kysely<any>;
 
 function isPostgres(db: AnyKysely): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * True when transactions should be grouped into shared commits (SQLite: one connection, whose commits
+ * each wait for a sync). PostgreSQL overlaps the commits of its pooled connections by itself.
+ */
+export function groupsCommits(db: AnyKysely): boolean {
+  return !isPostgres(db);
 }
 
 /** An auto-incrementing integer primary key, spelled the way each engine wants it. */

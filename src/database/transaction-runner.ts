@@ -1,13 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { Kysely, Transaction } from 'kysely';
+import { Kysely } from 'kysely';
+import { CommitGroup, type TransactionWork } from './commit-group';
+import { groupsCommits } from './create-database';
 import type { DB } from './database.types';
 
 /** Lets a service make several repositories' writes commit or fail together. */
 @Injectable()
 export class TransactionRunner {
-  constructor(private readonly db: Kysely<DB>) {}
+  private readonly commitGroup?: CommitGroup;
 
-  run<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(work);
+  constructor(private readonly db: Kysely<DB>) {
+    this.commitGroup = groupsCommits(db) ? new CommitGroup(db) : undefined;
+  }
+
+  run<T>(work: TransactionWork<T>): Promise<T> {
+    return this.commitGroup ? this.commitGroup.run(work) : this.db.transaction().execute(work);
   }
 }

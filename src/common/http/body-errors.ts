@@ -1,6 +1,6 @@
-import { CallHandler, ExecutionContext, HttpException, Injectable, NestInterceptor } from '@nestjs/common';
+import { CanActivate, ExecutionContext, HttpException, Injectable, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
-import type { Observable } from 'rxjs';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../errors/api-error';
 
 /** The only media type a request body may have; the JSON parser reads nothing else. */
@@ -56,14 +56,21 @@ export function refuseNonJsonBodies(req: Request, _res: Response, next: NextFunc
   next();
 }
 
-/** Runs after the guards: raises the body failure held back by deferBodyErrors. */
+/**
+ * Raises the body failure held back by deferBodyErrors, once the token and clearance are checked. A guard
+ * rather than an interceptor: with no interceptor at all, Nest runs no RxJS chain for any request.
+ */
 @Injectable()
-export class BodyErrorInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+export class BodyErrorGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
     const { bodyError } = context.switchToHttp().getRequest<Request>();
     if (bodyError) {
       throw bodyError;
     }
-    return next.handle();
+    return true;
   }
 }
+
+/** Global guards run in the order their modules are imported: import this one after the authentication guards' module. */
+@Module({ providers: [{ provide: APP_GUARD, useClass: BodyErrorGuard }] })
+export class BodyErrorModule {}

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import { CommitGroup } from './commit-group';
+import type { DB } from './database.types';
+
+interface Recorded {
+  db: Kysely<DB>;
+  /** Every statement the database was given, in order. */
+  statements: string[];
+  names: () => Promise<string[]>;
+}
+
+/** An in-memory database with table t (name) and u (a deferred reference to t), recording each statement. */
+function recordedDatabase(): Recorded {
+  const sqlite = new BetterSqlite3(':memory:');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.exec('create table t (name text primary key); create table u (name text references t (name) deferrable initially deferred)');
+  const statements: string[] = [];
+  const database = { prepare: (text: string) => (statements.push(text), sqlite.prepare(text)), close: () => sqlite.close() };
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+  const names = async () => (await sql<{ name: string }>`select name from t order by name`.execute(db)).rows.map((row) => row.name);
+  return { db, statements, names };
+}
+
+const insert = (name: string) => (trx: Kysely<DB>) => sql`insert into t (name) values (${name})`.execute(trx).then(() => name);
+
+describe('CommitGroup', () => {
+  it('commits the transactions asked for in one turn of the event loop together, each answered with its own result', async () => {
+    const { db, statements, names } = recordedDatabase();
+    const sut = new CommitGroup(db);
+    assert.deepEqual(await Promise.all([sut.run(insert('a')), sut.run(insert('b')), sut.run(insert('c'))]), ['a', 'b', 'c']);
+    assert.equal(statements.filter((text) => text === 'commit').length, 1);
+    assert.deepEqual(await names(), ['a', 'b', 'c']);
+    await db.destroy();
+  });
+
+  it('rolls back only the writes of a transaction that fails, which gets its own error', async () => {
+    const { db, names } = recordedDatabase();
+    const sut = new CommitGroup(db);
+    const failing = sut.run(async (trx) => {
+      await insert('x')(trx);
+      throw new Error('refused');
+    });
+    const results = await Promise.allSettled([sut.run(insert('a')), failing, sut.run(insert('b'))]);
+    assert.deepEqual(
+      results.map((result) => (result.status === 'fulfilled' ? result.value : (result.reason as Error).message)),
+      ['a', 'refused', 'b'],
+    );
+    assert.deepEqual(await names(), ['a', 'b']);
+    await db.destroy();
+  });
+
+  it('answers none as committed when the shared commit fails, and keeps none of their writes', async () => {
+    const { db, names } = recordedDatabase();
+    const sut = new CommitGroup(db);
+    // The deferred reference is checked only at commit, which it then fails.
+    const dangling = sut.run((trx) => sql`insert into u (name) values ('nobody')`.execute(trx));
+    const results = await Promise.allSettled([sut.run(insert('a')), dangling]);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ['rejected', 'rejected'],
+    );
+    assert.match(String((results[0] as PromiseRejectedResult).reason), /FOREIGN KEY/);
+    assert.deepEqual(await names(), []);
+    assert.equal(await sut.run(insert('later')), 'later', 'the next group commits as usual');
+    await db.destroy();
+  });
+
+  it('splits a long queue into groups of at most its size', async () => {
+    const { db, statements, names } = recordedDatabase();
+    const sut = new CommitGroup(db, 2);
+    await Promise.all(['a', 'b', 'c', 'd', 'e'].map((name) => sut.run(insert(name))));
+    assert.equal(statements.filter((text) => text === 'commit').length, 3);
+    assert.deepEqual(await names(), ['a', 'b', 'c', 'd', 'e']);
+    await db.destroy();
+  });
+});

@@ -1,0 +1,73 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from './database.types';
+
+export type TransactionWork<T> = (trx: Transaction<DB>) => Promise<T>;
+
+interface Waiting {
+  work: TransactionWork<unknown>;
+  settle: (outcome: { value: unknown } | { error: unknown }) => void;
+}
+
+/** Bounds how long one group holds SQLite's write lock, which other processes on the file wait for. */
+export const MAX_GROUP_SIZE = 64;
+const SAVEPOINT = 'work';
+
+/**
+ * Group commit, for SQLite. With synchronous=FULL the sync of each commit costs more than the
+ * statements, and the one connection serves one transaction at a time anyway. So the transactions
+ * asked for in one turn of the event loop run in one database transaction, each in a savepoint of its
+ * own: one that fails rolls back only its own writes and gets its own error. None is answered before
+ * the shared commit is on disk; if that commit fails, every one of them fails with it.
+ */
+export class CommitGroup {
+  private waiting: Waiting[] = [];
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly maxSize = MAX_GROUP_SIZE,
+  ) {}
+
+  run<T>(work: TransactionWork<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const settle = (outcome: { value: unknown } | { error: unknown }) =>
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what the work threw, as db.transaction() does
+        'error' in outcome ? reject(outcome.error) : resolve(outcome.value as T);
+      this.waiting.push({ work, settle });
+      if (this.waiting.length === 1) {
+        setImmediate(() => void this.commitWaiting());
+      }
+    });
+  }
+
+  private async commitWaiting(): Promise<void> {
+    const group = this.waiting.splice(0, this.maxSize);
+    if (this.waiting.length > 0) {
+      setImmediate(() => void this.commitWaiting());
+    }
+    const outcomes: ({ value: unknown } | { error: unknown })[] = [];
+    try {
+      const trx = await this.db.startTransaction().execute();
+      try {
+        for (const { work } of group) {
+          const point = await trx.savepoint(SAVEPOINT).execute();
+          try {
+            outcomes.push({ value: await work(point) });
+            await point.releaseSavepoint(SAVEPOINT).execute();
+          } catch (error) {
+            outcomes.push({ error });
+            const rolledBack = await point.rollbackToSavepoint(SAVEPOINT).execute();
+            await rolledBack.releaseSavepoint(SAVEPOINT).execute();
+          }
+        }
+        await trx.commit().execute();
+      } catch (error) {
+        await trx.rollback().execute().catch(() => undefined);
+        throw error;
+      }
+    } catch (error) {
+      group.forEach(({ settle }) => settle({ error }));
+      return;
+    }
+    group.forEach(({ settle }, index) => settle(outcomes[index]));
+  }
+}
