@@ -1,0 +1,80 @@
+import type { WrkResult } from './wrk';
+
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+export interface SideResult {
+  label: string;
+  /** Why this side was not measured (work it does not do yet); its rounds are then empty. */
+  notApplicable?: string;
+  warmUp?: WrkResult;
+  rounds: WrkResult[];
+}
+
+export interface Check {
+  ok: boolean;
+  message: string;
+}
+
+export interface ComparisonResult {
+  suite: string;
+  workload: string;
+  /** The first request of the workload, as the first side sends it. */
+  request: string;
+  a: SideResult;
+  b: SideResult;
+  /** A over B, round by round (A's round i against B's round i); absent when a side is n/a. */
+  ratios?: { requestsPerSecond: Spread; p50: Spread; p99: Spread };
+  checks: Check[];
+}
+
+export function spread(values: number[]): Spread {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = sorted.length / 2;
+  const median = sorted.length % 2 === 1 ? sorted[Math.floor(middle)] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return { min: sorted[0], median, max: sorted[sorted.length - 1] };
+}
+
+export function ratios(a: WrkResult[], b: WrkResult[]): ComparisonResult['ratios'] {
+  const over = (field: 'requestsPerSecond' | 'p50Ms' | 'p99Ms') => spread(a.map((round, index) => round[field] / b[index][field]));
+  return { requestsPerSecond: over('requestsPerSecond'), p50: over('p50Ms'), p99: over('p99Ms') };
+}
+
+const LABEL_WIDTH = 34;
+const cell = (text: string) => text.padStart(10);
+const rate = (value: number) => cell(Math.round(value).toLocaleString('en'));
+const millis = (value: number) => cell(value.toFixed(2));
+const ratio = (value: number) => cell(value.toFixed(2));
+
+function sideRow(side: SideResult): string {
+  if (side.notApplicable) {
+    return `  ${side.label.padEnd(LABEL_WIDTH)}  n/a: ${side.notApplicable}`;
+  }
+  const median = (field: 'requestsPerSecond' | 'p50Ms' | 'p99Ms') => spread(side.rounds.map((round) => round[field])).median;
+  return `  ${side.label.padEnd(LABEL_WIDTH)}${rate(median('requestsPerSecond'))}${millis(median('p50Ms'))}${millis(median('p99Ms'))}`;
+}
+
+/** One table per workload: each side's medians over the rounds, then A/B as min, median and max over rounds. */
+export function formatComparison(result: ComparisonResult): string {
+  const lines = [
+    `${result.workload}  (${result.request})`,
+    `  ${'medians over the rounds'.padEnd(LABEL_WIDTH)}${cell('req/s')}${cell('p50 ms')}${cell('p99 ms')}`,
+    sideRow(result.a),
+    sideRow(result.b),
+  ];
+  if (result.ratios) {
+    const { requestsPerSecond, p50, p99 } = result.ratios;
+    const label = `${result.a.label} / ${result.b.label}`;
+    for (const key of ['min', 'median', 'max'] as const) {
+      const name = key === 'min' ? label : '';
+      lines.push(`  ${name.padEnd(LABEL_WIDTH - 7)}${key.padStart(7)}${ratio(requestsPerSecond[key])}${ratio(p50[key])}${ratio(p99[key])}`);
+    }
+  }
+  for (const check of result.checks) {
+    lines.push(`  ${check.ok ? 'ok' : 'FAILED'}: ${check.message}`);
+  }
+  return lines.join('\n');
+}
