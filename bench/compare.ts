@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AuditOutcome } from '../src/database';
 import { createTestDatabase, type TestDatabase } from '../test/support/databases';
-import { type RunningServer, type ServerOptions, startServer } from '../test/support/processes';
+import { type RunningServer, runScript, SCRIPTS, type ServerOptions, startServer } from '../test/support/processes';
 import { signHs256 } from '../test/support/tokens';
 import { assetId, type FleetSize, generateFleet, openDatabase, vesselId } from './fleet-data';
 import { type Check, type ComparisonResult, formatComparison, ratios, type SideResult } from './report';
@@ -38,6 +38,10 @@ interface Options {
   /** Adds the scaling suite: the listing at this many vessels against the same at BASE_VESSELS. */
   largeFleet?: number;
   postgres: boolean;
+  /** Only the workloads whose name contains this. */
+  only: string;
+  /** Each server writes a V8 CPU profile of the whole run next to the results. */
+  cpuProfile: boolean;
 }
 
 function readOptions(): Options {
@@ -52,6 +56,8 @@ function readOptions(): Options {
       connections: { type: 'string' },
       threads: { type: 'string' },
       assets: { type: 'string' },
+      only: { type: 'string', default: '' },
+      'cpu-prof': { type: 'boolean', default: false },
     },
   });
   const positive = (name: keyof typeof values, fallback: number) => {
@@ -74,6 +80,8 @@ function readOptions(): Options {
     assets: positive('assets', (warmUpSeconds + rounds * seconds) * DECOMMISSIONS_PER_SECOND_BOUND + 1_000),
     largeFleet: values.vessels === undefined ? undefined : positive('vessels', BASE_VESSELS),
     postgres: values.postgres,
+    only: values.only,
+    cpuProfile: values['cpu-prof'],
   };
 }
 
@@ -209,9 +217,11 @@ async function measure(workload: Workload, target: Target, seconds: number, opti
   return result;
 }
 
+const runsOf = (side: SideResult) => [side.warmUp, ...side.rounds].filter((run): run is WrkResult => run !== undefined);
+
 /** Every answer had the workload's status, and no connection failed. */
 function answersCheck(workload: Workload, side: SideResult): Check {
-  const runs = [side.warmUp, ...side.rounds].filter((run): run is WrkResult => run !== undefined);
+  const runs = runsOf(side);
   const statuses: Record<string, number> = {};
   for (const run of runs) {
     for (const [status, count] of Object.entries(run.statuses)) {
@@ -227,17 +237,17 @@ function answersCheck(workload: Workload, side: SideResult): Check {
 }
 
 /**
- * Every answer of the workload's status is on the record. wrk stops with up to one request per
- * connection in flight, which the server may record without wrk seeing the answer: at most that many more.
+ * Every answer of the workload's status is on the record. wrk stops with requests unanswered, which
+ * the server may still have recorded: the count lies between the answers and the requests sent.
  */
-function recordedCheck(workload: Workload, side: SideResult, recorded: number, options: Options): Check {
-  const runs = [side.warmUp, ...side.rounds].filter((run): run is WrkResult => run !== undefined);
+function recordedCheck(workload: Workload, side: SideResult, recorded: number): Check {
+  const runs = runsOf(side);
   const answered = runs.reduce((sum, run) => sum + (run.statuses[workload.status] ?? 0), 0);
-  const inFlight = runs.length * options.connections;
-  const ok = recorded >= answered && recorded <= answered + inFlight;
+  const sent = runs.reduce((sum, run) => sum + run.sent, 0);
+  const count = (value: number) => value.toLocaleString('en');
   return {
-    ok,
-    message: `${side.label}: ${answered.toLocaleString('en')} answered ${workload.status}, ${recorded.toLocaleString('en')} ${workload.recorded} audit events recorded (up to ${inFlight} more may have been in flight)`,
+    ok: recorded >= answered && recorded <= sent,
+    message: `${side.label}: ${count(answered)} answered ${workload.status}, ${count(recorded)} ${workload.recorded} audit events recorded, ${count(sent)} requests sent`,
   };
 }
 
@@ -286,7 +296,7 @@ async function compare({ suite, workload, a, b }: Comparison, options: Options):
   }
   for (const [index, { target, side }] of audited.entries()) {
     const recorded = (await countEvents(target.databaseUrl as string, workload.recorded as AuditOutcome)) - before[index];
-    result.checks.push(recordedCheck(workload, side, recorded, options));
+    result.checks.push(recordedCheck(workload, side, recorded));
   }
   if (measured.length === 2) {
     result.ratios = ratios(result.a.rounds, result.b.rounds);
@@ -305,13 +315,100 @@ async function sqliteFleet(dir: string, size: FleetSize, copies: string[]): Prom
   });
 }
 
-function serviceOptions(cwd: string, databaseUrl: string): ServerOptions {
-  // No rate limits: one client sends every request here, and the bare server has none.
-  return {
-    cwd,
-    cpu: SERVER_CPU,
-    env: { DATABASE_URL: databaseUrl, JWT_SECRET: SECRET, NODE_ENV: 'production', HOST: '127.0.0.1', RATE_LIMIT_ENABLED: 'false' },
-  };
+/** The servers of a run, each pinned to SERVER_CPU, and with --cpu-prof a profile of each written when it stops. */
+class Lab {
+  readonly targets: Target[] = [];
+  private readonly servers: RunningServer[] = [];
+  private readonly postgresDatabases: TestDatabase[] = [];
+
+  constructor(
+    readonly dir: string,
+    private readonly profileDir?: string,
+  ) {}
+
+  async start(label: string, serverOptions: Omit<ServerOptions, 'cwd' | 'cpu'>, databaseUrl?: string, vessels = BASE_VESSELS): Promise<Target> {
+    const profile = this.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${this.profileDir}`, `--cpu-prof-name=${label.replace(/[^\w.-]+/g, '-')}.cpuprofile`] : [];
+    const server = await startServer({ ...serverOptions, cwd: this.dir, cpu: SERVER_CPU, nodeOptions: profile });
+    this.servers.push(server);
+    const target = { label, server, vessels, databaseUrl, nextAsset: 0 };
+    this.targets.push(target);
+    return target;
+  }
+
+  startService(label: string, databaseUrl: string, vessels = BASE_VESSELS): Promise<Target> {
+    // No rate limits: one client sends every request here, and the bare server has none.
+    const env = { DATABASE_URL: databaseUrl, JWT_SECRET: SECRET, NODE_ENV: 'production', HOST: '127.0.0.1', RATE_LIMIT_ENABLED: 'false' };
+    return this.start(label, { env }, databaseUrl, vessels);
+  }
+
+  /** A fresh schema on the PostgreSQL server of TEST_DATABASE_URL (by default the local one), dropped by tearDown(). */
+  async postgresDatabase(): Promise<string> {
+    process.env.TEST_DATABASE_URL ??= DEFAULT_POSTGRES_URL;
+    const database = await createTestDatabase('postgres', this.dir);
+    this.postgresDatabases.push(database);
+    return database.url;
+  }
+
+  /** Stops the servers, so their profiles are written and their databases closed; idempotent. */
+  async stopServers(): Promise<void> {
+    await Promise.all(this.servers.map((server) => server.stop()));
+  }
+
+  async tearDown(): Promise<void> {
+    await this.stopServers();
+    await Promise.all(this.postgresDatabases.map((database) => database.drop()));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The service's own verifier walks each audit trail the run wrote, the bare server's included: both chains must hold. */
+async function verifyAuditChains(lab: Lab): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (const { label, databaseUrl } of lab.targets) {
+    if (databaseUrl) {
+      const { code, stdout, stderr } = await runScript(SCRIPTS.auditVerify, [], { cwd: lab.dir, env: { DATABASE_URL: databaseUrl } });
+      checks.push({ ok: code === 0, message: `${label}: ${(stdout || stderr).trim()}` });
+    }
+  }
+  return checks;
+}
+
+async function runComparisons(lab: Lab, options: Options): Promise<ComparisonResult[]> {
+  const fleet = { vessels: BASE_VESSELS, assets: options.assets };
+  const copies = ['service', 'bare', ...(options.postgres ? ['service-beside-postgres'] : [])];
+  const [serviceUrl, bareUrl, besidePostgresUrl] = await sqliteFleet(lab.dir, fleet, copies);
+  const service = await lab.startService('service', serviceUrl);
+  const bare = await lab.start('bare node:http', { script: join(__dirname, 'bare-server.js'), env: { DATABASE_URL: bareUrl, JWT_SECRET: SECRET } }, bareUrl);
+  const bareNest = await lab.start('bare Nest 12 on Express', { script: join(__dirname, 'bare-nest.js') });
+  const comparisons: Comparison[] = [
+    ...[...LISTINGS, ...WRITES].map((workload) => ({ suite: `SQLite, ${BASE_VESSELS.toLocaleString('en')} vessels`, workload, a: service, b: bare })),
+    { suite: 'pipeline', workload: WORKLOADS.health, a: service, b: bareNest },
+  ];
+  if (options.largeFleet) {
+    const vessels = options.largeFleet;
+    const [largeUrl] = await sqliteFleet(lab.dir, { vessels, assets: 0 }, ['service-large']);
+    const large = await lab.startService(`service, ${vessels.toLocaleString('en')} vessels`, largeUrl, vessels);
+    const small = { ...service, label: `service, ${BASE_VESSELS.toLocaleString('en')} vessels` };
+    for (const workload of [WORKLOADS.firstTenPages, WORKLOADS.cursorPages]) {
+      comparisons.push({ suite: 'scaling', workload, a: large, b: small });
+    }
+  }
+  if (options.postgres) {
+    const postgresUrl = await lab.postgresDatabase();
+    await generateFleet(postgresUrl, fleet);
+    const onPostgres = await lab.startService('service on PostgreSQL', postgresUrl);
+    const onSqlite = await lab.startService('service on SQLite', besidePostgresUrl);
+    for (const workload of [...LISTINGS, ...WRITES]) {
+      comparisons.push({ suite: 'PostgreSQL', workload, a: onPostgres, b: onSqlite });
+    }
+  }
+  const results: ComparisonResult[] = [];
+  for (const comparison of comparisons.filter(({ workload }) => workload.name.includes(options.only))) {
+    const result = await compare(comparison, options);
+    results.push(result);
+    console.log(`${formatComparison(result)}\n`);
+  }
+  return results;
 }
 
 function machine(): Record<string, unknown> {
@@ -333,6 +430,8 @@ async function main(): Promise<void> {
   // This driver shares wrk's CPU, so the servers' CPU runs nothing but the server under test.
   execFileSync('taskset', ['-a', '-p', '-c', String(CLIENT_CPU), String(process.pid)], { stdio: 'ignore' });
   const startedAt = new Date();
+  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+  const resultsDir = join(ROOT, 'bench', 'results');
   const about = machine();
   console.log(
     `${options.rounds} rounds of ${options.seconds} s per side after a ${options.warmUpSeconds} s warm-up, wrk -t${options.threads} -c${options.connections} on CPU ${CLIENT_CPU}, servers on CPU ${SERVER_CPU}`,
@@ -340,67 +439,30 @@ async function main(): Promise<void> {
   console.log(`${String(about.cpus)} × ${String(about.cpu)}, Node ${process.version}, load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
   console.log('Both SQLite sides at synchronous=FULL in WAL mode; the service with RATE_LIMIT_ENABLED=false, NODE_ENV=production.\n');
 
-  const dir = mkdtempSync(join(tmpdir(), 'fleet-registry-compare-'));
-  const servers: RunningServer[] = [];
-  const postgresDatabases: TestDatabase[] = [];
-  const start = async (serverOptions: ServerOptions) => {
-    const server = await startServer(serverOptions);
-    servers.push(server);
-    return server;
-  };
-  const results: ComparisonResult[] = [];
+  const lab = new Lab(mkdtempSync(join(tmpdir(), 'fleet-registry-compare-')), options.cpuProfile ? join(resultsDir, `${stamp}-profiles`) : undefined);
+  let results: ComparisonResult[];
+  let chains: Check[];
   try {
-    const fleet = { vessels: BASE_VESSELS, assets: options.assets };
-    const [serviceUrl, bareUrl] = await sqliteFleet(dir, fleet, ['service', 'bare']);
-    const target = (label: string, server: RunningServer, databaseUrl?: string, vessels = BASE_VESSELS): Target => ({ label, server, vessels, databaseUrl, nextAsset: 0 });
-    const service = target('service', await start(serviceOptions(dir, serviceUrl)), serviceUrl);
-    const bare = target('bare node:http', await start({ cwd: dir, cpu: SERVER_CPU, script: join(__dirname, 'bare-server.js'), env: { DATABASE_URL: bareUrl, JWT_SECRET: SECRET } }), bareUrl);
-    const bareNest = target('bare Nest 12 on Express', await start({ cwd: dir, cpu: SERVER_CPU, script: join(__dirname, 'bare-nest.js') }));
-    const comparisons: Comparison[] = [
-      ...[...LISTINGS, ...WRITES].map((workload) => ({ suite: `SQLite, ${BASE_VESSELS.toLocaleString('en')} vessels`, workload, a: service, b: bare })),
-      { suite: 'pipeline', workload: WORKLOADS.health, a: service, b: bareNest },
-    ];
-    if (options.largeFleet) {
-      const vessels = options.largeFleet;
-      const [largeUrl] = await sqliteFleet(dir, { vessels, assets: 0 }, ['service-large']);
-      const large = target(`service, ${vessels.toLocaleString('en')} vessels`, await start(serviceOptions(dir, largeUrl)), largeUrl, vessels);
-      const small = { ...service, label: `service, ${BASE_VESSELS.toLocaleString('en')} vessels` };
-      for (const workload of [WORKLOADS.firstTenPages, WORKLOADS.cursorPages]) {
-        comparisons.push({ suite: 'scaling', workload, a: large, b: small });
-      }
-    }
-    if (options.postgres) {
-      process.env.TEST_DATABASE_URL ??= DEFAULT_POSTGRES_URL;
-      const database = await createTestDatabase('postgres', dir);
-      postgresDatabases.push(database);
-      await generateFleet(database.url, fleet);
-      const [sqliteUrl] = await sqliteFleet(dir, fleet, ['service-beside-postgres']);
-      const onPostgres = target('service on PostgreSQL', await start(serviceOptions(dir, database.url)), database.url);
-      const onSqlite = target('service on SQLite', await start(serviceOptions(dir, sqliteUrl)), sqliteUrl);
-      for (const workload of [...LISTINGS, ...WRITES]) {
-        comparisons.push({ suite: 'PostgreSQL', workload, a: onPostgres, b: onSqlite });
-      }
-    }
-    for (const comparison of comparisons) {
-      const result = await compare(comparison, options);
-      results.push(result);
-      console.log(`${formatComparison(result)}\n`);
-    }
+    results = await runComparisons(lab, options);
+    await lab.stopServers();
+    chains = await verifyAuditChains(lab);
   } finally {
-    await Promise.all(servers.map((server) => server.stop()));
-    await Promise.all(postgresDatabases.map((database) => database.drop()));
-    rmSync(dir, { recursive: true, force: true });
+    await lab.tearDown();
   }
-  const resultsDir = join(ROOT, 'bench', 'results');
+  console.log('audit chains after the run');
+  for (const check of chains) {
+    console.log(`  ${check.ok ? 'ok' : 'FAILED'}: ${check.message}`);
+  }
+
   mkdirSync(resultsDir, { recursive: true });
-  const file = join(resultsDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
-  const { largeFleet, ...settings } = options;
-  const record = { started_at: startedAt, finished_at: new Date(), machine: { ...about, load_average_at_end: loadavg() }, options: { ...settings, large_fleet: largeFleet }, results };
+  const file = join(resultsDir, `${stamp}.json`);
+  const record = { started_at: startedAt, finished_at: new Date(), machine: { ...about, load_average_at_end: loadavg() }, options, results, audit_chains: chains };
   writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
-  console.log(`Written to ${file}`);
-  const failed = results.flatMap((result) => result.checks.filter((check) => !check.ok).map((check) => `${result.workload}: ${check.message}`));
+  const seconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
+  console.log(`\nWritten to ${file} after ${seconds} s${options.cpuProfile ? `, profiles in ${resultsDir}/${stamp}-profiles` : ''}`);
+  const failed = [...results.flatMap((result) => result.checks.map((check) => ({ ...check, message: `${result.workload}: ${check.message}` }))), ...chains].filter((check) => !check.ok);
   if (failed.length > 0) {
-    console.error(`\n${failed.length} check(s) FAILED:\n${failed.join('\n')}`);
+    console.error(`\n${failed.length} check(s) FAILED:\n${failed.map((check) => check.message).join('\n')}`);
     process.exitCode = 1;
   }
 }

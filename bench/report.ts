@@ -67,10 +67,9 @@ export function formatComparison(result: ComparisonResult): string {
   ];
   if (result.ratios) {
     const { requestsPerSecond, p50, p99 } = result.ratios;
-    const label = `${result.a.label} / ${result.b.label}`;
+    lines.push(`  ${result.a.label} / ${result.b.label}, round by round`);
     for (const key of ['min', 'median', 'max'] as const) {
-      const name = key === 'min' ? label : '';
-      lines.push(`  ${name.padEnd(LABEL_WIDTH - 7)}${key.padStart(7)}${ratio(requestsPerSecond[key])}${ratio(p50[key])}${ratio(p99[key])}`);
+      lines.push(`  ${key.padStart(LABEL_WIDTH)}${ratio(requestsPerSecond[key])}${ratio(p50[key])}${ratio(p99[key])}`);
     }
   }
   for (const check of result.checks) {

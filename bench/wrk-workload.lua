@@ -51,11 +51,13 @@ end
 
 function done(summary, latency, requests)
   local counts = {}
+  local total_sent = 0
   local most_sent = 0
   for _, thread in ipairs(threads) do
     for status, count in pairs(thread:get("statuses")) do
       counts[status] = (counts[status] or 0) + count
     end
+    total_sent = total_sent + thread:get("sent")
     most_sent = math.max(most_sent, thread:get("sent"))
   end
   local fields = {}
@@ -64,8 +66,8 @@ function done(summary, latency, requests)
   end
   local errors = summary.errors
   io.write(string.format(
-    'WRK_RESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"most_sent_by_a_thread":%d,"statuses":{%s},' ..
+    'WRK_RESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"sent":%d,"most_sent_by_a_thread":%d,"statuses":{%s},' ..
       '"socket_errors":{"connect":%d,"read":%d,"write":%d,"timeout":%d}}\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), most_sent,
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), total_sent, most_sent,
     table.concat(fields, ","), errors.connect, errors.read, errors.write, errors.timeout))
 end

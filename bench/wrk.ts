@@ -26,6 +26,8 @@ export interface WrkResult {
   statuses: Record<string, number>;
   /** Connections refused, reset or timed out: never expected. */
   socketErrors: number;
+  /** Requests sent, answered or not: wrk stops with up to one a connection unanswered. */
+  sent: number;
   /** Requests sent by the busiest thread, answered or not: how far a decommission run got through its assets. */
   mostSentByAThread: number;
 }
@@ -35,6 +37,7 @@ interface WrkReport {
   duration_us: number;
   p50_us: number;
   p99_us: number;
+  sent: number;
   most_sent_by_a_thread: number;
   statuses: Record<string, number>;
   socket_errors: Record<string, number>;
@@ -57,6 +60,7 @@ export async function runWrk(run: WrkRun): Promise<WrkResult> {
     p99Ms: report.p99_us / 1000,
     statuses: report.statuses,
     socketErrors: Object.values(report.socket_errors).reduce((sum, count) => sum + count, 0),
+    sent: report.sent,
     mostSentByAThread: report.most_sent_by_a_thread,
   };
 }

@@ -55,12 +55,14 @@ export interface ServerOptions {
   script?: string;
   /** Pins the process to this CPU (taskset), as a benchmark does to keep it apart from its client. */
   cpu?: number;
+  /** Options for node itself, before the script: a benchmark's `--cpu-prof`. */
+  nodeOptions?: string[];
 }
 
 /** Starts the compiled server as a real process and waits until it answers. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const port = await freePort();
-  const node = [process.execPath, options.script ?? SCRIPTS.server];
+  const node = [process.execPath, ...(options.nodeOptions ?? []), options.script ?? SCRIPTS.server];
   // taskset execs node, so the child's pid is the server's and signals reach it.
   const [command, ...args] = options.cpu === undefined ? node : ['taskset', '-c', String(options.cpu), ...node];
   const child: ChildProcess = spawn(command, args, {
