@@ -159,13 +159,11 @@ interface Comparison {
 
 const bearer = (clearance: number) =>
   `Bearer ${signHs256({ sub: `bench-officer-${clearance}`, clearance, exp: Math.floor(Date.now() / 1000) + 7_200 }, { alg: 'HS256', typ: 'JWT' }, SECRET)}`;
-const tokens = { officer: bearer(7), byClearance: new Map([7, 6].map((clearance) => [clearance, bearer(clearance)])) };
+const tokens = new Map([6, 7].map((clearance) => [clearance, bearer(clearance)]));
 
+/** Listings take any valid token: clearance 7's. */
 function authorization(workload: Workload): string | undefined {
-  if (workload.public) {
-    return undefined;
-  }
-  return workload.requests.method === 'DELETE' ? tokens.byClearance.get(workload.requests.clearance) : tokens.officer;
+  return workload.public ? undefined : tokens.get(workload.requests.method === 'DELETE' ? workload.requests.clearance : 7);
 }
 
 function firstRequest(workload: Workload, target: Target): string {
@@ -177,12 +175,16 @@ function firstRequest(workload: Workload, target: Target): string {
 /** One request outside the measured runs: does the side do this work, and answer as expected? */
 async function probe(workload: Workload, target: Target): Promise<{ status: number; answer: unknown }> {
   const { requests } = workload;
-  const init: RequestInit = { headers: { Authorization: authorization(workload) ?? '', 'Content-Type': 'application/json' } };
-  const path = requests.method === 'GET' ? requests.paths(target.vessels)[0] : `/v1/assets/${assetId(target.nextAsset++)}`;
-  if (requests.method === 'DELETE') {
-    Object.assign(init, { method: 'DELETE', body: JSON.stringify({ reason: 'Benchmark probe', authorized_by: 'Bench Officer' }) });
-  }
-  const response = await fetch(`${target.server.url}${path}`, init);
+  const token = authorization(workload);
+  const headers = { 'Content-Type': 'application/json', ...(token ? { Authorization: token } : {}) };
+  const response =
+    requests.method === 'GET'
+      ? await fetch(`${target.server.url}${requests.paths(target.vessels)[0]}`, { headers })
+      : await fetch(`${target.server.url}/v1/assets/${assetId(target.nextAsset++)}`, {
+          method: 'DELETE',
+          headers,
+          body: JSON.stringify({ reason: 'Benchmark probe', authorized_by: 'Bench Officer' }),
+        });
   return { status: response.status, answer: await response.json() };
 }
 
@@ -251,16 +253,21 @@ function recordedCheck(workload: Workload, side: SideResult, recorded: number): 
   };
 }
 
-async function compare({ suite, workload, a, b }: Comparison, options: Options): Promise<ComparisonResult> {
-  const result: ComparisonResult = { suite, workload: workload.name, request: firstRequest(workload, a), a: { label: a.label, rounds: [] }, b: { label: b.label, rounds: [] }, checks: [] };
-  const sides = [
-    { target: a, side: result.a },
-    { target: b, side: result.b },
-  ];
-  const probes = [];
+interface Side {
+  target: Target;
+  side: SideResult;
+}
+
+/**
+ * One request to each side before the runs. A side that lacks work the service may not do yet is
+ * marked n/a; any other wrong answer fails a check, as do two different pages of the same fleet.
+ */
+async function probeSides(workload: Workload, sides: Side[]): Promise<Check[]> {
+  const checks: Check[] = [];
+  const answers: unknown[] = [];
   for (const { target, side } of sides) {
     const { status, answer } = await probe(workload, target);
-    probes.push(answer);
+    answers.push(answer);
     if (status === workload.status && (workload.supportedBy?.(answer) ?? true)) {
       continue;
     }
@@ -268,18 +275,29 @@ async function compare({ suite, workload, a, b }: Comparison, options: Options):
     if (workload.supportedBy) {
       side.notApplicable = problem;
     } else {
-      result.checks.push({ ok: false, message: `${side.label} ${problem}` });
+      checks.push({ ok: false, message: `${side.label} ${problem}` });
     }
   }
-  // Both sides hold the same fleet: their pages must be the same, or they are not doing the same job.
-  if (workload.requests.method === 'GET' && !workload.public && a.vessels === b.vessels && !result.a.notApplicable && !result.b.notApplicable) {
+  const [a, b] = sides;
+  if (workload.requests.method === 'GET' && !workload.public && a.target.vessels === b.target.vessels && !a.side.notApplicable && !b.side.notApplicable) {
     const page = (answer: unknown) => {
       const { vessels, total_count } = (answer as { data?: { vessels?: unknown; total_count?: unknown } }).data ?? {};
       return JSON.stringify({ vessels, total_count });
     };
-    const same = page(probes[0]) === page(probes[1]);
-    result.checks.push({ ok: same, message: same ? 'both sides answer the same page and total_count' : 'the two sides answer different pages or total_count' });
+    const same = page(answers[0]) === page(answers[1]);
+    checks.push({ ok: same, message: same ? 'both sides answer the same page and total_count' : 'the two sides answer different pages or total_count' });
   }
+  return checks;
+}
+
+/** Probes, a warm-up of each side, then the rounds A B A B ..., then the checks. */
+async function compare({ suite, workload, a, b }: Comparison, options: Options): Promise<ComparisonResult> {
+  const result: ComparisonResult = { suite, workload: workload.name, request: firstRequest(workload, a), a: { label: a.label, rounds: [] }, b: { label: b.label, rounds: [] }, checks: [] };
+  const sides: Side[] = [
+    { target: a, side: result.a },
+    { target: b, side: result.b },
+  ];
+  result.checks.push(...(await probeSides(workload, sides)));
   const measured = sides.filter(({ side }) => !side.notApplicable);
   const audited = measured.filter(({ target }) => workload.recorded && target.databaseUrl);
   const before = await Promise.all(audited.map(({ target }) => countEvents(target.databaseUrl as string, workload.recorded as AuditOutcome)));
