@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../test/support/databases
 import { type RunningServer, runScript, SCRIPTS, type ServerOptions, startServer } from '../test/support/processes';
 import { signHs256 } from '../test/support/tokens';
 import { assetId, type FleetSize, generateFleet, openDatabase, vesselId } from './fleet-data';
-import { type Check, type ComparisonResult, formatComparison, ratios, type SideResult } from './report';
+import { type Check, type ComparisonResult, formatCheck, formatComparison, ratios, type SideResult, silentRounds } from './report';
 import { runWrk, type WrkResult } from './wrk';
 
 /*
@@ -27,6 +27,8 @@ const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 /** Well above what either side commits at synchronous=FULL, so no run runs out of fresh assets. */
 const DECOMMISSIONS_PER_SECOND_BOUND = 4_000;
 const FLEET = '/v1/fleet/star-destroyers';
+/** Below this many answers in a round, its p99 is hardly more than its maximum. */
+const FEW_ANSWERS = 100;
 
 interface Options {
   rounds: number;
@@ -292,7 +294,7 @@ async function probeSides(workload: Workload, sides: Side[]): Promise<Check[]> {
 
 /** Probes, a warm-up of each side, then the rounds A B A B ..., then the checks. */
 async function compare({ suite, workload, a, b }: Comparison, options: Options): Promise<ComparisonResult> {
-  const result: ComparisonResult = { suite, workload: workload.name, request: firstRequest(workload, a), a: { label: a.label, rounds: [] }, b: { label: b.label, rounds: [] }, checks: [] };
+  const result: ComparisonResult = { suite, workload: workload.name, request: firstRequest(workload, a), a: { label: a.label, rounds: [] }, b: { label: b.label, rounds: [] }, checks: [], notes: [] };
   const sides: Side[] = [
     { target: a, side: result.a },
     { target: b, side: result.b },
@@ -316,7 +318,17 @@ async function compare({ suite, workload, a, b }: Comparison, options: Options):
     const recorded = (await countEvents(target.databaseUrl as string, workload.recorded as AuditOutcome)) - before[index];
     result.checks.push(recordedCheck(workload, side, recorded));
   }
-  if (measured.length === 2) {
+  for (const { side } of measured) {
+    const silent = silentRounds(side);
+    const thin = side.rounds.filter((round) => round.answers > 0 && round.answers < FEW_ANSWERS).length;
+    if (silent > 0) {
+      result.checks.push({ ok: false, message: `${side.label}: no answer within ${silent} of its rounds, so no figure: lengthen --duration` });
+    }
+    if (thin > 0) {
+      result.notes.push(`${side.label}: ${thin} of its rounds got fewer than ${FEW_ANSWERS} answers, whose p99 is about their slowest`);
+    }
+  }
+  if (measured.length === 2 && measured.every(({ side }) => silentRounds(side) === 0)) {
     result.ratios = ratios(result.a.rounds, result.b.rounds);
   }
   return result;
@@ -469,7 +481,7 @@ async function main(): Promise<void> {
   }
   console.log('audit chains after the run');
   for (const check of chains) {
-    console.log(`  ${check.ok ? 'ok' : 'FAILED'}: ${check.message}`);
+    console.log(`  ${formatCheck(check)}`);
   }
 
   mkdirSync(resultsDir, { recursive: true });

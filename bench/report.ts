@@ -29,6 +29,8 @@ export interface ComparisonResult {
   /** A over B, round by round (A's round i against B's round i); absent when a side is n/a. */
   ratios?: { requestsPerSecond: Spread; p50: Spread; p99: Spread };
   checks: Check[];
+  /** What weakens a figure without making it wrong. */
+  notes: string[];
 }
 
 export function spread(values: number[]): Spread {
@@ -49,9 +51,15 @@ const rate = (value: number) => cell(Math.round(value).toLocaleString('en'));
 const millis = (value: number) => cell(value.toFixed(2));
 const ratio = (value: number) => cell(value.toFixed(2));
 
+/** Rounds that got no answer at all: their latencies would read 0. */
+export const silentRounds = (side: SideResult) => side.rounds.filter((round) => round.answers === 0).length;
+
+export const formatCheck = (check: Check) => `${check.ok ? 'ok' : 'FAILED'}: ${check.message}`;
+
 function sideRow(side: SideResult): string {
-  if (side.notApplicable) {
-    return `  ${side.label.padEnd(LABEL_WIDTH)}  n/a: ${side.notApplicable}`;
+  const silent = silentRounds(side);
+  if (side.notApplicable || silent > 0) {
+    return `  ${side.label.padEnd(LABEL_WIDTH)}  n/a: ${side.notApplicable ?? `no answer in ${silent} of ${side.rounds.length} rounds`}`;
   }
   const median = (field: 'requestsPerSecond' | 'p50Ms' | 'p99Ms') => spread(side.rounds.map((round) => round[field])).median;
   return `  ${side.label.padEnd(LABEL_WIDTH)}${rate(median('requestsPerSecond'))}${millis(median('p50Ms'))}${millis(median('p99Ms'))}`;
@@ -72,8 +80,6 @@ export function formatComparison(result: ComparisonResult): string {
       lines.push(`  ${key.padStart(LABEL_WIDTH)}${ratio(requestsPerSecond[key])}${ratio(p50[key])}${ratio(p99[key])}`);
     }
   }
-  for (const check of result.checks) {
-    lines.push(`  ${check.ok ? 'ok' : 'FAILED'}: ${check.message}`);
-  }
+  lines.push(...result.checks.map((check) => `  ${formatCheck(check)}`), ...result.notes.map((note) => `  note: ${note}`));
   return lines.join('\n');
 }

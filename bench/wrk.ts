@@ -19,6 +19,8 @@ export interface WrkRun {
 }
 
 export interface WrkResult {
+  /** Requests answered within the run. */
+  answers: number;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -55,6 +57,7 @@ export async function runWrk(run: WrkRun): Promise<WrkResult> {
   }
   const report = JSON.parse(line.slice('WRK_RESULT '.length)) as WrkReport;
   return {
+    answers: report.requests,
     requestsPerSecond: report.requests / (report.duration_us / 1e6),
     p50Ms: report.p50_us / 1000,
     p99Ms: report.p99_us / 1000,
