@@ -143,7 +143,7 @@ const WORKLOADS = {
   },
   cursorPages: {
     name: 'fleet, cursor pages at each tenth of the fleet in turn',
-    requests: get((vessels) => tenths.map((tenth) => `${FLEET}?limit=100&after=${vesselId((tenth * vessels) / 10)}`)),
+    requests: get((vessels) => tenths.map((tenth) => `${FLEET}?limit=100&after=${vesselId(Math.floor((tenth * vessels) / 10))}`)),
     status: 200,
     supportedBy: hasNextCursor,
   },
@@ -255,6 +255,18 @@ function recordedCheck(workload: Workload, side: SideResult, recorded: number): 
   };
 }
 
+/** A round without answers has no figure, which fails the run; one of few answers has a p99 close to its slowest. */
+function addRoundSizeFindings(side: SideResult, result: ComparisonResult): void {
+  const silent = silentRounds(side);
+  const thin = side.rounds.filter((round) => round.answers > 0 && round.answers < FEW_ANSWERS).length;
+  if (silent > 0) {
+    result.checks.push({ ok: false, message: `${side.label}: no answer within ${silent} of its rounds, so no figure: lengthen --duration` });
+  }
+  if (thin > 0) {
+    result.notes.push(`${side.label}: ${thin} of its rounds got fewer than ${FEW_ANSWERS} answers, whose p99 is about their slowest`);
+  }
+}
+
 interface Side {
   target: Target;
   side: SideResult;
@@ -319,14 +331,7 @@ async function compare({ suite, workload, a, b }: Comparison, options: Options):
     result.checks.push(recordedCheck(workload, side, recorded));
   }
   for (const { side } of measured) {
-    const silent = silentRounds(side);
-    const thin = side.rounds.filter((round) => round.answers > 0 && round.answers < FEW_ANSWERS).length;
-    if (silent > 0) {
-      result.checks.push({ ok: false, message: `${side.label}: no answer within ${silent} of its rounds, so no figure: lengthen --duration` });
-    }
-    if (thin > 0) {
-      result.notes.push(`${side.label}: ${thin} of its rounds got fewer than ${FEW_ANSWERS} answers, whose p99 is about their slowest`);
-    }
+    addRoundSizeFindings(side, result);
   }
   if (measured.length === 2 && measured.every(({ side }) => silentRounds(side) === 0)) {
     result.ratios = ratios(result.a.rounds, result.b.rounds);
