@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../test/support/databases
 import { type RunningServer, runScript, SCRIPTS, type ServerOptions, startServer } from '../test/support/processes';
 import { signHs256 } from '../test/support/tokens';
 import { assetId, type FleetSize, generateFleet, openDatabase, vesselId } from './fleet-data';
-import { type Check, type ComparisonResult, formatCheck, formatComparison, ratios, type SideResult, silentRounds } from './report';
+import { type Check, type ComparisonResult, crossNotes, formatCheck, formatComparison, ratios, type SideResult, silentRounds } from './report';
 import { runWrk, type WrkResult } from './wrk';
 
 /*
@@ -112,26 +112,31 @@ interface Workload {
   public?: boolean;
   /** Work the service may not do yet: a side whose probe answer fails this is shown as n/a rather than failing the run. */
   supportedBy?: (answer: unknown) => boolean;
+  /** A target reads A against B's figures on this other workload of the suite: the cursor against the bare server's OFFSET page. */
+  alsoAgainst?: Workload;
 }
 
 const get = (paths: (vessels: number) => string[]): Requests => ({ method: 'GET', paths });
 const tenths = Array.from({ length: 10 }, (_, index) => index);
 const hasNextCursor = (answer: unknown) => (answer as { data?: { next_cursor?: unknown } }).data?.next_cursor !== undefined;
 
+const DEEP_PAGE: Workload = {
+  name: `fleet, page at offset ${DEEP_OFFSET.toLocaleString('en')} (page)`,
+  requests: get(() => [`${FLEET}?limit=100&page=${DEEP_OFFSET / 100 + 1}`]),
+  status: 200,
+};
+
 const WORKLOADS = {
   firstPage: { name: 'fleet, first page', requests: get(() => [FLEET]), status: 200 },
   sectorPage: { name: 'fleet, first page of a sector', requests: get(() => [`${FLEET}?sector=Outer%20Rim`]), status: 200 },
   hundredPerPage: { name: 'fleet, 100 per page', requests: get(() => [`${FLEET}?limit=100`]), status: 200 },
-  deepPage: {
-    name: `fleet, page at offset ${DEEP_OFFSET.toLocaleString('en')} (page)`,
-    requests: get(() => [`${FLEET}?limit=100&page=${DEEP_OFFSET / 100 + 1}`]),
-    status: 200,
-  },
+  deepPage: DEEP_PAGE,
   deepCursor: {
     name: `fleet, page at offset ${DEEP_OFFSET.toLocaleString('en')} (cursor)`,
     requests: get(() => [`${FLEET}?limit=100&after=${vesselId(DEEP_OFFSET - 1)}`]),
     status: 200,
     supportedBy: hasNextCursor,
+    alsoAgainst: DEEP_PAGE,
   },
   decommission: { name: 'decommission, a fresh asset each', requests: { method: 'DELETE', clearance: 7 }, status: 200, recorded: 'allowed' },
   denied: { name: 'decommission denied, clearance 6', requests: { method: 'DELETE', clearance: 6 }, status: 403, recorded: 'denied' },
@@ -440,6 +445,10 @@ async function runComparisons(lab: Lab, options: Options): Promise<ComparisonRes
   const results: ComparisonResult[] = [];
   for (const comparison of comparisons.filter(({ workload }) => workload.name.includes(options.only))) {
     const result = await compare(comparison, options);
+    const other = results.find(({ suite, workload }) => suite === comparison.suite && workload === comparison.workload.alsoAgainst?.name);
+    if (other) {
+      result.notes.push(...crossNotes(result, other));
+    }
     results.push(result);
     console.log(`${formatComparison(result)}\n`);
   }

@@ -1,5 +1,7 @@
 import type { WrkResult } from './wrk';
 
+type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms';
+
 export interface Spread {
   min: number;
   median: number;
@@ -41,7 +43,7 @@ export function spread(values: number[]): Spread {
 }
 
 export function ratios(a: WrkResult[], b: WrkResult[]): ComparisonResult['ratios'] {
-  const over = (field: 'requestsPerSecond' | 'p50Ms' | 'p99Ms') => spread(a.map((round, index) => round[field] / b[index][field]));
+  const over = (field: Figure) => spread(a.map((round, index) => round[field] / b[index][field]));
   return { requestsPerSecond: over('requestsPerSecond'), p50: over('p50Ms'), p99: over('p99Ms') };
 }
 
@@ -50,6 +52,18 @@ const cell = (text: string) => text.padStart(10);
 const rate = (value: number) => cell(Math.round(value).toLocaleString('en'));
 const millis = (value: number) => cell(value.toFixed(2));
 const ratio = (value: number) => cell(value.toFixed(2));
+
+const medianOf = (side: SideResult, field: Figure) => spread(side.rounds.map((round) => round[field])).median;
+
+/** A's medians here over B's on another workload of the same run: rounds not paired, so no spread. */
+export function crossNotes(result: ComparisonResult, other: ComparisonResult): string[] {
+  const [a, b] = [result.a, other.b];
+  if (a.notApplicable || b.notApplicable || a.rounds.length === 0 || b.rounds.length === 0 || silentRounds(a) + silentRounds(b) > 0) {
+    return [];
+  }
+  const over = (field: Figure) => (medianOf(a, field) / medianOf(b, field)).toFixed(2);
+  return [`${a.label} here / ${b.label} on "${other.workload}", medians: req/s ${over('requestsPerSecond')}, p99 ${over('p99Ms')}`];
+}
 
 /** Rounds that got no answer at all: their latencies would read 0. */
 export const silentRounds = (side: SideResult) => side.rounds.filter((round) => round.answers === 0).length;
@@ -61,8 +75,7 @@ function sideRow(side: SideResult): string {
   if (side.notApplicable || silent > 0) {
     return `  ${side.label.padEnd(LABEL_WIDTH)}  n/a: ${side.notApplicable ?? `no answer in ${silent} of ${side.rounds.length} rounds`}`;
   }
-  const median = (field: 'requestsPerSecond' | 'p50Ms' | 'p99Ms') => spread(side.rounds.map((round) => round[field])).median;
-  return `  ${side.label.padEnd(LABEL_WIDTH)}${rate(median('requestsPerSecond'))}${millis(median('p50Ms'))}${millis(median('p99Ms'))}`;
+  return `  ${side.label.padEnd(LABEL_WIDTH)}${rate(medianOf(side, 'requestsPerSecond'))}${millis(medianOf(side, 'p50Ms'))}${millis(medianOf(side, 'p99Ms'))}`;
 }
 
 /** One table per workload: each side's medians over the rounds, then A/B as min, median and max over rounds. */
