@@ -1,15 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AuditOutcome } from '../src/database';
-import { createTestDatabase, type TestDatabase } from '../test/support/databases';
-import { type RunningServer, runScript, SCRIPTS, type ServerOptions, startServer } from '../test/support/processes';
 import { signHs256 } from '../test/support/tokens';
-import { assetId, type FleetSize, generateFleet, openDatabase, vesselId } from './fleet-data';
+import { assetId, generateFleet, openDatabase } from './fleet-data';
+import { Lab, SECRET, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
 import { type Check, type ComparisonResult, crossNotes, formatCheck, formatComparison, ratios, type SideResult, silentRounds } from './report';
 import { runWrk, type WrkResult } from './wrk';
+import { BASE_VESSELS, LISTINGS, type Workload, WORKLOADS, WRITES } from './workloads';
 
 /*
  * `npm run bench`: the compiled service against yardsticks on the same machine, side by side, in
@@ -18,15 +18,9 @@ import { runWrk, type WrkResult } from './wrk';
  */
 
 const ROOT = join(__dirname, '..', '..');
-const SERVER_CPU = 0;
 const CLIENT_CPU = 1;
-const BASE_VESSELS = 10_000;
-const DEEP_OFFSET = 5_000;
-const SECRET = 'bench-secret-that-is-at-least-32-characters';
-const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 /** Well above what either side commits at synchronous=FULL, so no run runs out of fresh assets. */
 const DECOMMISSIONS_PER_SECOND_BOUND = 4_000;
-const FLEET = '/v1/fleet/star-destroyers';
 /** Below this many answers in a round, its p99 is hardly more than its maximum. */
 const FEW_ANSWERS = 100;
 
@@ -87,75 +81,7 @@ function readOptions(): Options {
   };
 }
 
-/** A server under test, and what the driver tracks of it between runs. */
-interface Target {
-  label: string;
-  server: RunningServer;
-  /** How many vessels its database holds. */
-  vessels: number;
-  /** Where its audit trail is counted; none for the bare Nest app. */
-  databaseUrl?: string;
-  /** The first asset no request has decommissioned yet. */
-  nextAsset: number;
-}
 
-type Requests = { method: 'GET'; paths: (vessels: number) => string[] } | { method: 'DELETE'; clearance: number };
-
-interface Workload {
-  name: string;
-  requests: Requests;
-  /** The status every answer should have. */
-  status: number;
-  /** The audit event every answer must leave on the record. */
-  recorded?: AuditOutcome;
-  /** The route needs no token. */
-  public?: boolean;
-  /** Work the service may not do yet: a side whose probe answer fails this is shown as n/a rather than failing the run. */
-  supportedBy?: (answer: unknown) => boolean;
-  /** A target reads A against B's figures on this other workload of the suite: the cursor against the bare server's OFFSET page. */
-  alsoAgainst?: Workload;
-}
-
-const get = (paths: (vessels: number) => string[]): Requests => ({ method: 'GET', paths });
-const tenths = Array.from({ length: 10 }, (_, index) => index);
-const hasNextCursor = (answer: unknown) => (answer as { data?: { next_cursor?: unknown } }).data?.next_cursor !== undefined;
-
-const DEEP_PAGE: Workload = {
-  name: `fleet, page at offset ${DEEP_OFFSET.toLocaleString('en')} (page)`,
-  requests: get(() => [`${FLEET}?limit=100&page=${DEEP_OFFSET / 100 + 1}`]),
-  status: 200,
-};
-
-const WORKLOADS = {
-  firstPage: { name: 'fleet, first page', requests: get(() => [FLEET]), status: 200 },
-  sectorPage: { name: 'fleet, first page of a sector', requests: get(() => [`${FLEET}?sector=Outer%20Rim`]), status: 200 },
-  hundredPerPage: { name: 'fleet, 100 per page', requests: get(() => [`${FLEET}?limit=100`]), status: 200 },
-  deepPage: DEEP_PAGE,
-  deepCursor: {
-    name: `fleet, page at offset ${DEEP_OFFSET.toLocaleString('en')} (cursor)`,
-    requests: get(() => [`${FLEET}?limit=100&after=${vesselId(DEEP_OFFSET - 1)}`]),
-    status: 200,
-    supportedBy: hasNextCursor,
-    alsoAgainst: DEEP_PAGE,
-  },
-  decommission: { name: 'decommission, a fresh asset each', requests: { method: 'DELETE', clearance: 7 }, status: 200, recorded: 'allowed' },
-  denied: { name: 'decommission denied, clearance 6', requests: { method: 'DELETE', clearance: 6 }, status: 403, recorded: 'denied' },
-  health: { name: 'liveness', requests: get(() => ['/health/live']), status: 200, public: true },
-  firstTenPages: {
-    name: 'fleet, pages 1 to 10 in turn (100 per page)',
-    requests: get(() => tenths.map((page) => `${FLEET}?limit=100&page=${page + 1}`)),
-    status: 200,
-  },
-  cursorPages: {
-    name: 'fleet, cursor pages at each tenth of the fleet in turn',
-    requests: get((vessels) => tenths.map((tenth) => `${FLEET}?limit=100&after=${vesselId(Math.floor((tenth * vessels) / 10))}`)),
-    status: 200,
-    supportedBy: hasNextCursor,
-  },
-} satisfies Record<string, Workload>;
-
-const LISTINGS: Workload[] = [WORKLOADS.firstPage, WORKLOADS.sectorPage, WORKLOADS.hundredPerPage, WORKLOADS.deepPage, WORKLOADS.deepCursor];
-const WRITES: Workload[] = [WORKLOADS.decommission, WORKLOADS.denied];
 
 interface Comparison {
   suite: string;
@@ -344,74 +270,6 @@ async function compare({ suite, workload, a, b }: Comparison, options: Options):
   return result;
 }
 
-/** Generates the fleet once into a SQLite file, then gives each server its own copy, so one's decommissions do not touch another's assets. */
-async function sqliteFleet(dir: string, size: FleetSize, copies: string[]): Promise<string[]> {
-  const original = join(dir, `fleet-${size.vessels}.sqlite`);
-  await generateFleet(`sqlite:${original}`, size);
-  return copies.map((name) => {
-    const copy = join(dir, `${name}.sqlite`);
-    copyFileSync(original, copy);
-    return `sqlite:${copy}`;
-  });
-}
-
-/** The servers of a run, each pinned to SERVER_CPU, and with --cpu-prof a profile of each written when it stops. */
-class Lab {
-  readonly targets: Target[] = [];
-  private readonly servers: RunningServer[] = [];
-  private readonly postgresDatabases: TestDatabase[] = [];
-
-  constructor(
-    readonly dir: string,
-    private readonly profileDir?: string,
-  ) {}
-
-  async start(label: string, serverOptions: Omit<ServerOptions, 'cwd' | 'cpu'>, databaseUrl?: string, vessels = BASE_VESSELS): Promise<Target> {
-    const profile = this.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${this.profileDir}`, `--cpu-prof-name=${label.replace(/[^\w.-]+/g, '-')}.cpuprofile`] : [];
-    const server = await startServer({ ...serverOptions, cwd: this.dir, cpu: SERVER_CPU, nodeOptions: profile });
-    this.servers.push(server);
-    const target = { label, server, vessels, databaseUrl, nextAsset: 0 };
-    this.targets.push(target);
-    return target;
-  }
-
-  startService(label: string, databaseUrl: string, vessels = BASE_VESSELS): Promise<Target> {
-    // No rate limits: one client sends every request here, and the bare server has none.
-    const env = { DATABASE_URL: databaseUrl, JWT_SECRET: SECRET, NODE_ENV: 'production', HOST: '127.0.0.1', RATE_LIMIT_ENABLED: 'false' };
-    return this.start(label, { env }, databaseUrl, vessels);
-  }
-
-  /** A fresh schema on the PostgreSQL server of TEST_DATABASE_URL (by default the local one), dropped by tearDown(). */
-  async postgresDatabase(): Promise<string> {
-    process.env.TEST_DATABASE_URL ??= DEFAULT_POSTGRES_URL;
-    const database = await createTestDatabase('postgres', this.dir);
-    this.postgresDatabases.push(database);
-    return database.url;
-  }
-
-  /** Stops the servers, so their profiles are written and their databases closed; idempotent. */
-  async stopServers(): Promise<void> {
-    await Promise.all(this.servers.map((server) => server.stop()));
-  }
-
-  async tearDown(): Promise<void> {
-    await this.stopServers();
-    await Promise.all(this.postgresDatabases.map((database) => database.drop()));
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
-/** The service's own verifier walks each audit trail the run wrote, the bare server's included: both chains must hold. */
-async function verifyAuditChains(lab: Lab): Promise<Check[]> {
-  const checks: Check[] = [];
-  for (const { label, databaseUrl } of lab.targets) {
-    if (databaseUrl) {
-      const { code, stdout, stderr } = await runScript(SCRIPTS.auditVerify, [], { cwd: lab.dir, env: { DATABASE_URL: databaseUrl } });
-      checks.push({ ok: code === 0, message: `${label}: ${(stdout || stderr).trim()}` });
-    }
-  }
-  return checks;
-}
 
 async function runComparisons(lab: Lab, options: Options): Promise<ComparisonResult[]> {
   const fleet = { vessels: BASE_VESSELS, assets: options.assets };
