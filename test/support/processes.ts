@@ -48,10 +48,24 @@ export interface RunningServer {
   stop: () => Promise<void>;
 }
 
+export interface ServerOptions {
+  cwd: string;
+  env?: Record<string, string>;
+  /** Another compiled entry point that serves GET /health/live: a benchmark's yardstick. */
+  script?: string;
+  /** Pins the process to this CPU (taskset), as a benchmark does to keep it apart from its client. */
+  cpu?: number;
+  /** Options for node itself, before the script: a benchmark's `--cpu-prof`. */
+  nodeOptions?: string[];
+}
+
 /** Starts the compiled server as a real process and waits until it answers. */
-export async function startServer(options: { cwd: string; env?: Record<string, string> }): Promise<RunningServer> {
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [SCRIPTS.server], {
+  const node = [process.execPath, ...(options.nodeOptions ?? []), options.script ?? SCRIPTS.server];
+  // taskset execs node, so the child's pid is the server's and signals reach it.
+  const [command, ...args] = options.cpu === undefined ? node : ['taskset', '-c', String(options.cpu), ...node];
+  const child: ChildProcess = spawn(command, args, {
     cwd: options.cwd,
     env: environment({ PORT: String(port), ...options.env }),
   });
@@ -85,7 +99,7 @@ export async function startServer(options: { cwd: string; env?: Record<string, s
 }
 
 /** Starts several servers side by side; if one fails to start, the others are stopped before it throws. */
-export async function startServers(count: number, options: { cwd: string; env?: Record<string, string> }): Promise<RunningServer[]> {
+export async function startServers(count: number, options: ServerOptions): Promise<RunningServer[]> {
   const started = await Promise.allSettled(Array.from({ length: count }, () => startServer(options)));
   const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failure = started.find((result) => result.status === 'rejected');

@@ -1,0 +1,375 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { AuditOutcome } from '../src/database';
+import { signHs256 } from '../test/support/tokens';
+import { assetId, generateFleet, openDatabase } from './fleet-data';
+import { Lab, SECRET, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
+import { type Check, type ComparisonResult, crossNotes, formatCheck, formatComparison, ratios, type SideResult, silentRounds } from './report';
+import { runWrk, type WrkResult } from './wrk';
+import { BASE_VESSELS, LISTINGS, type Workload, WORKLOADS, WRITES } from './workloads';
+
+/*
+ * `npm run bench`: the compiled service against yardsticks on the same machine, side by side, in
+ * alternating rounds (A B A B ...) after a warm-up of each, with the servers pinned to one CPU and
+ * wrk (and this driver) to another. See docs/performance.md for the method and the targets.
+ */
+
+const ROOT = join(__dirname, '..', '..');
+const CLIENT_CPU = 1;
+/** Well above what either side commits at synchronous=FULL, so no run runs out of fresh assets. */
+const DECOMMISSIONS_PER_SECOND_BOUND = 4_000;
+/** Below this many answers in a round, its p99 is hardly more than its maximum. */
+const FEW_ANSWERS = 100;
+
+interface Options {
+  rounds: number;
+  seconds: number;
+  warmUpSeconds: number;
+  connections: number;
+  threads: number;
+  assets: number;
+  /** Adds the scaling suite: the listing at this many vessels against the same at BASE_VESSELS. */
+  largeFleet?: number;
+  postgres: boolean;
+  /** Only the workloads whose name contains this. */
+  only: string;
+  /** Each server writes a V8 CPU profile of the whole run next to the results. */
+  cpuProfile: boolean;
+}
+
+function readOptions(): Options {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      vessels: { type: 'string' },
+      postgres: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      duration: { type: 'string' },
+      'warm-up': { type: 'string' },
+      connections: { type: 'string' },
+      threads: { type: 'string' },
+      assets: { type: 'string' },
+      only: { type: 'string', default: '' },
+      'cpu-prof': { type: 'boolean', default: false },
+    },
+  });
+  const positive = (name: keyof typeof values, fallback: number) => {
+    const value = values[name] === undefined ? fallback : Number(values[name]);
+    if (!Number.isInteger(value) || value < 1) {
+      throw new Error(`--${name} must be a positive integer`);
+    }
+    return value;
+  };
+  const rounds = positive('rounds', values.quick ? 3 : 5);
+  const seconds = positive('duration', values.quick ? 1 : 10);
+  const warmUpSeconds = positive('warm-up', values.quick ? 1 : 5);
+  const threads = positive('threads', 1);
+  return {
+    rounds,
+    seconds,
+    warmUpSeconds,
+    connections: positive('connections', 32),
+    threads,
+    assets: positive('assets', (warmUpSeconds + rounds * seconds) * DECOMMISSIONS_PER_SECOND_BOUND + 1_000),
+    largeFleet: values.vessels === undefined ? undefined : positive('vessels', BASE_VESSELS),
+    postgres: values.postgres,
+    only: values.only,
+    cpuProfile: values['cpu-prof'],
+  };
+}
+
+
+
+interface Comparison {
+  suite: string;
+  workload: Workload;
+  a: Target;
+  b: Target;
+}
+
+const bearer = (clearance: number) =>
+  `Bearer ${signHs256({ sub: `bench-officer-${clearance}`, clearance, exp: Math.floor(Date.now() / 1000) + 7_200 }, { alg: 'HS256', typ: 'JWT' }, SECRET)}`;
+const tokens = new Map([6, 7].map((clearance) => [clearance, bearer(clearance)]));
+
+/** Listings take any valid token: clearance 7's. */
+function authorization(workload: Workload): string | undefined {
+  return workload.public ? undefined : tokens.get(workload.requests.method === 'DELETE' ? workload.requests.clearance : 7);
+}
+
+function firstRequest(workload: Workload, target: Target): string {
+  return workload.requests.method === 'GET'
+    ? `GET ${workload.requests.paths(target.vessels)[0]}`
+    : `DELETE /v1/assets/${assetId(target.nextAsset)} with a clearance ${workload.requests.clearance} token`;
+}
+
+/** One request outside the measured runs: does the side do this work, and answer as expected? */
+async function probe(workload: Workload, target: Target): Promise<{ status: number; answer: unknown }> {
+  const { requests } = workload;
+  const token = authorization(workload);
+  const headers = { 'Content-Type': 'application/json', ...(token ? { Authorization: token } : {}) };
+  const response =
+    requests.method === 'GET'
+      ? await fetch(`${target.server.url}${requests.paths(target.vessels)[0]}`, { headers })
+      : await fetch(`${target.server.url}/v1/assets/${assetId(target.nextAsset++)}`, {
+          method: 'DELETE',
+          headers,
+          body: JSON.stringify({ reason: 'Benchmark probe', authorized_by: 'Bench Officer' }),
+        });
+  return { status: response.status, answer: await response.json() };
+}
+
+async function countEvents(databaseUrl: string, outcome: AuditOutcome): Promise<number> {
+  const db = openDatabase(databaseUrl);
+  try {
+    const { total } = await db
+      .selectFrom('audit_events')
+      .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
+      .where('outcome', '=', outcome)
+      .executeTakeFirstOrThrow();
+    return Number(total);
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function measure(workload: Workload, target: Target, seconds: number, options: Options): Promise<WrkResult> {
+  const { requests } = workload;
+  const result = await runWrk({
+    url: target.server.url,
+    authorization: authorization(workload),
+    seconds,
+    connections: options.connections,
+    threads: options.threads,
+    cpu: CLIENT_CPU,
+    workload: requests.method === 'GET' ? ['get', ...requests.paths(target.vessels)] : ['decommission', String(target.nextAsset), String(options.threads)],
+  });
+  if (requests.method === 'DELETE') {
+    target.nextAsset += result.mostSentByAThread * options.threads;
+  }
+  return result;
+}
+
+const runsOf = (side: SideResult) => [side.warmUp, ...side.rounds].filter((run): run is WrkResult => run !== undefined);
+
+/** Every answer had the workload's status, and no connection failed. */
+function answersCheck(workload: Workload, side: SideResult): Check {
+  const runs = runsOf(side);
+  const statuses: Record<string, number> = {};
+  for (const run of runs) {
+    for (const [status, count] of Object.entries(run.statuses)) {
+      statuses[status] = (statuses[status] ?? 0) + count;
+    }
+  }
+  const others = Object.entries(statuses).filter(([status]) => Number(status) !== workload.status);
+  const socketErrors = runs.reduce((sum, run) => sum + run.socketErrors, 0);
+  const answered = (statuses[workload.status] ?? 0).toLocaleString('en');
+  return others.length === 0 && socketErrors === 0
+    ? { ok: true, message: `${side.label}: all ${answered} answers ${workload.status}` }
+    : { ok: false, message: `${side.label}: answers by status ${JSON.stringify(statuses)}, ${socketErrors} socket errors` };
+}
+
+/**
+ * Every answer of the workload's status is on the record. wrk stops with requests unanswered, which
+ * the server may still have recorded: the count lies between the answers and the requests sent.
+ */
+function recordedCheck(workload: Workload, side: SideResult, recorded: number): Check {
+  const runs = runsOf(side);
+  const answered = runs.reduce((sum, run) => sum + (run.statuses[workload.status] ?? 0), 0);
+  const sent = runs.reduce((sum, run) => sum + run.sent, 0);
+  const count = (value: number) => value.toLocaleString('en');
+  return {
+    ok: recorded >= answered && recorded <= sent,
+    message: `${side.label}: ${count(answered)} answered ${workload.status}, ${count(recorded)} ${workload.recorded} audit events recorded, ${count(sent)} requests sent`,
+  };
+}
+
+/** A round without answers has no figure, which fails the run; one of few answers has a p99 close to its slowest. */
+function addRoundSizeFindings(side: SideResult, result: ComparisonResult): void {
+  const silent = silentRounds(side);
+  const thin = side.rounds.filter((round) => round.answers > 0 && round.answers < FEW_ANSWERS).length;
+  if (silent > 0) {
+    result.checks.push({ ok: false, message: `${side.label}: no answer within ${silent} of its rounds, so no figure: lengthen --duration` });
+  }
+  if (thin > 0) {
+    result.notes.push(`${side.label}: ${thin} of its rounds got fewer than ${FEW_ANSWERS} answers, whose p99 is about their slowest`);
+  }
+}
+
+interface Side {
+  target: Target;
+  side: SideResult;
+}
+
+/**
+ * One request to each side before the runs. A side that lacks work the service may not do yet is
+ * marked n/a; any other wrong answer fails a check, as do two different pages of the same fleet.
+ */
+async function probeSides(workload: Workload, sides: Side[]): Promise<Check[]> {
+  const checks: Check[] = [];
+  const answers: unknown[] = [];
+  for (const { target, side } of sides) {
+    const { status, answer } = await probe(workload, target);
+    answers.push(answer);
+    if (status === workload.status && (workload.supportedBy?.(answer) ?? true)) {
+      continue;
+    }
+    const problem = `answered ${status} ${JSON.stringify(answer).slice(0, 160)}`;
+    if (workload.supportedBy) {
+      side.notApplicable = problem;
+    } else {
+      checks.push({ ok: false, message: `${side.label} ${problem}` });
+    }
+  }
+  const [a, b] = sides;
+  if (workload.requests.method === 'GET' && !workload.public && a.target.vessels === b.target.vessels && !a.side.notApplicable && !b.side.notApplicable) {
+    const page = (answer: unknown) => {
+      const { vessels, total_count } = (answer as { data?: { vessels?: unknown; total_count?: unknown } }).data ?? {};
+      return JSON.stringify({ vessels, total_count });
+    };
+    const same = page(answers[0]) === page(answers[1]);
+    checks.push({ ok: same, message: same ? 'both sides answer the same page and total_count' : 'the two sides answer different pages or total_count' });
+  }
+  return checks;
+}
+
+/** Probes, a warm-up of each side, then the rounds A B A B ..., then the checks. */
+async function compare({ suite, workload, a, b }: Comparison, options: Options): Promise<ComparisonResult> {
+  const result: ComparisonResult = { suite, workload: workload.name, request: firstRequest(workload, a), a: { label: a.label, rounds: [] }, b: { label: b.label, rounds: [] }, checks: [], notes: [] };
+  const sides: Side[] = [
+    { target: a, side: result.a },
+    { target: b, side: result.b },
+  ];
+  result.checks.push(...(await probeSides(workload, sides)));
+  const measured = sides.filter(({ side }) => !side.notApplicable);
+  const audited = measured.filter(({ target }) => workload.recorded && target.databaseUrl);
+  const before = await Promise.all(audited.map(({ target }) => countEvents(target.databaseUrl as string, workload.recorded as AuditOutcome)));
+  for (const { target, side } of measured) {
+    side.warmUp = await measure(workload, target, options.warmUpSeconds, options);
+  }
+  for (let round = 0; round < options.rounds; round++) {
+    for (const { target, side } of measured) {
+      side.rounds.push(await measure(workload, target, options.seconds, options));
+    }
+  }
+  for (const { side } of measured) {
+    result.checks.push(answersCheck(workload, side));
+  }
+  for (const [index, { target, side }] of audited.entries()) {
+    const recorded = (await countEvents(target.databaseUrl as string, workload.recorded as AuditOutcome)) - before[index];
+    result.checks.push(recordedCheck(workload, side, recorded));
+  }
+  for (const { side } of measured) {
+    addRoundSizeFindings(side, result);
+  }
+  if (measured.length === 2 && measured.every(({ side }) => silentRounds(side) === 0)) {
+    result.ratios = ratios(result.a.rounds, result.b.rounds);
+  }
+  return result;
+}
+
+
+async function runComparisons(lab: Lab, options: Options): Promise<ComparisonResult[]> {
+  const fleet = { vessels: BASE_VESSELS, assets: options.assets };
+  const copies = ['service', 'bare', ...(options.postgres ? ['service-beside-postgres'] : [])];
+  const [serviceUrl, bareUrl, besidePostgresUrl] = await sqliteFleet(lab.dir, fleet, copies);
+  const service = await lab.startService('service', serviceUrl);
+  const bare = await lab.start('bare node:http', { script: join(__dirname, 'bare-server.js'), env: { DATABASE_URL: bareUrl, JWT_SECRET: SECRET } }, bareUrl);
+  const bareNest = await lab.start('bare Nest 12 on Express', { script: join(__dirname, 'bare-nest.js') });
+  const comparisons: Comparison[] = [
+    ...[...LISTINGS, ...WRITES].map((workload) => ({ suite: `SQLite, ${BASE_VESSELS.toLocaleString('en')} vessels`, workload, a: service, b: bare })),
+    { suite: 'pipeline', workload: WORKLOADS.health, a: service, b: bareNest },
+  ];
+  if (options.largeFleet) {
+    const vessels = options.largeFleet;
+    const [largeUrl] = await sqliteFleet(lab.dir, { vessels, assets: 0 }, ['service-large']);
+    const large = await lab.startService(`service, ${vessels.toLocaleString('en')} vessels`, largeUrl, vessels);
+    const small = { ...service, label: `service, ${BASE_VESSELS.toLocaleString('en')} vessels` };
+    for (const workload of [WORKLOADS.firstTenPages, WORKLOADS.cursorPages]) {
+      comparisons.push({ suite: 'scaling', workload, a: large, b: small });
+    }
+  }
+  if (options.postgres) {
+    const postgresUrl = await lab.postgresDatabase();
+    await generateFleet(postgresUrl, fleet);
+    const onPostgres = await lab.startService('service on PostgreSQL', postgresUrl);
+    const onSqlite = await lab.startService('service on SQLite', besidePostgresUrl);
+    for (const workload of [...LISTINGS, ...WRITES]) {
+      comparisons.push({ suite: 'PostgreSQL', workload, a: onPostgres, b: onSqlite });
+    }
+  }
+  const results: ComparisonResult[] = [];
+  for (const comparison of comparisons.filter(({ workload }) => workload.name.includes(options.only))) {
+    const result = await compare(comparison, options);
+    const other = results.find(({ suite, workload }) => suite === comparison.suite && workload === comparison.workload.alsoAgainst?.name);
+    if (other) {
+      result.notes.push(...crossNotes(result, other));
+    }
+    results.push(result);
+    console.log(`${formatComparison(result)}\n`);
+  }
+  return results;
+}
+
+function machine(): Record<string, unknown> {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+  return {
+    cpu: cpus()[0]?.model,
+    cpus: cpus().length,
+    kernel: release(),
+    node: process.version,
+    wrk: execFileSync('sh', ['-c', 'wrk --version 2>&1 | head -1'], { encoding: 'utf8' }).trim(),
+    commit: git('rev-parse', 'HEAD'),
+    uncommitted_changes: git('status', '--porcelain') !== '',
+    load_average_at_start: loadavg(),
+  };
+}
+
+async function main(): Promise<void> {
+  const options = readOptions();
+  // This driver shares wrk's CPU, so the servers' CPU runs nothing but the server under test.
+  execFileSync('taskset', ['-a', '-p', '-c', String(CLIENT_CPU), String(process.pid)], { stdio: 'ignore' });
+  const startedAt = new Date();
+  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+  const resultsDir = join(ROOT, 'bench', 'results');
+  const about = machine();
+  console.log(
+    `${options.rounds} rounds of ${options.seconds} s per side after a ${options.warmUpSeconds} s warm-up, wrk -t${options.threads} -c${options.connections} on CPU ${CLIENT_CPU}, servers on CPU ${SERVER_CPU}`,
+  );
+  console.log(`${String(about.cpus)} × ${String(about.cpu)}, Node ${process.version}, load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
+  console.log('Both SQLite sides at synchronous=FULL in WAL mode; the service with RATE_LIMIT_ENABLED=false, NODE_ENV=production.\n');
+
+  const lab = new Lab(mkdtempSync(join(tmpdir(), 'fleet-registry-compare-')), options.cpuProfile ? join(resultsDir, `${stamp}-profiles`) : undefined);
+  let results: ComparisonResult[];
+  let chains: Check[];
+  try {
+    results = await runComparisons(lab, options);
+    await lab.stopServers();
+    chains = await verifyAuditChains(lab);
+  } finally {
+    await lab.tearDown();
+  }
+  console.log('audit chains after the run');
+  for (const check of chains) {
+    console.log(`  ${formatCheck(check)}`);
+  }
+
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `${stamp}.json`);
+  const record = { started_at: startedAt, finished_at: new Date(), machine: { ...about, load_average_at_end: loadavg() }, options, results, audit_chains: chains };
+  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+  const seconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
+  console.log(`\nWritten to ${file} after ${seconds} s${options.cpuProfile ? `, profiles in ${resultsDir}/${stamp}-profiles` : ''}`);
+  const failed = [...results.flatMap((result) => result.checks.map((check) => ({ ...check, message: `${result.workload}: ${check.message}` }))), ...chains].filter((check) => !check.ok);
+  if (failed.length > 0) {
+    console.error(`\n${failed.length} check(s) FAILED:\n${failed.map((check) => check.message).join('\n')}`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

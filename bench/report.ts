@@ -1,0 +1,98 @@
+import type { WrkResult } from './wrk';
+
+type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms';
+
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+export interface SideResult {
+  label: string;
+  /** Why this side was not measured (work it does not do yet); its rounds are then empty. */
+  notApplicable?: string;
+  warmUp?: WrkResult;
+  rounds: WrkResult[];
+}
+
+export interface Check {
+  ok: boolean;
+  message: string;
+}
+
+export interface ComparisonResult {
+  suite: string;
+  workload: string;
+  /** The first request of the workload, as the first side sends it. */
+  request: string;
+  a: SideResult;
+  b: SideResult;
+  /** A over B, round by round (A's round i against B's round i); absent when a side is n/a. */
+  ratios?: { requestsPerSecond: Spread; p50: Spread; p99: Spread };
+  checks: Check[];
+  /** What weakens a figure without making it wrong. */
+  notes: string[];
+}
+
+export function spread(values: number[]): Spread {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = sorted.length / 2;
+  const median = sorted.length % 2 === 1 ? sorted[Math.floor(middle)] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return { min: sorted[0], median, max: sorted[sorted.length - 1] };
+}
+
+export function ratios(a: WrkResult[], b: WrkResult[]): ComparisonResult['ratios'] {
+  const over = (field: Figure) => spread(a.map((round, index) => round[field] / b[index][field]));
+  return { requestsPerSecond: over('requestsPerSecond'), p50: over('p50Ms'), p99: over('p99Ms') };
+}
+
+const LABEL_WIDTH = 34;
+const cell = (text: string) => text.padStart(10);
+const rate = (value: number) => cell(Math.round(value).toLocaleString('en'));
+const millis = (value: number) => cell(value.toFixed(2));
+const ratio = (value: number) => cell(value.toFixed(2));
+
+const medianOf = (side: SideResult, field: Figure) => spread(side.rounds.map((round) => round[field])).median;
+
+/** A's medians here over B's on another workload of the same run: rounds not paired, so no spread. */
+export function crossNotes(result: ComparisonResult, other: ComparisonResult): string[] {
+  const [a, b] = [result.a, other.b];
+  if (a.notApplicable || b.notApplicable || a.rounds.length === 0 || b.rounds.length === 0 || silentRounds(a) + silentRounds(b) > 0) {
+    return [];
+  }
+  const over = (field: Figure) => (medianOf(a, field) / medianOf(b, field)).toFixed(2);
+  return [`${a.label} here / ${b.label} on "${other.workload}", medians: req/s ${over('requestsPerSecond')}, p99 ${over('p99Ms')}`];
+}
+
+/** Rounds that got no answer at all: their latencies would read 0. */
+export const silentRounds = (side: SideResult) => side.rounds.filter((round) => round.answers === 0).length;
+
+export const formatCheck = (check: Check) => `${check.ok ? 'ok' : 'FAILED'}: ${check.message}`;
+
+function sideRow(side: SideResult): string {
+  const silent = silentRounds(side);
+  if (side.notApplicable || silent > 0) {
+    return `  ${side.label.padEnd(LABEL_WIDTH)}  n/a: ${side.notApplicable ?? `no answer in ${silent} of ${side.rounds.length} rounds`}`;
+  }
+  return `  ${side.label.padEnd(LABEL_WIDTH)}${rate(medianOf(side, 'requestsPerSecond'))}${millis(medianOf(side, 'p50Ms'))}${millis(medianOf(side, 'p99Ms'))}`;
+}
+
+/** One table per workload: each side's medians over the rounds, then A/B as min, median and max over rounds. */
+export function formatComparison(result: ComparisonResult): string {
+  const lines = [
+    `${result.workload}  (${result.request})`,
+    `  ${'medians over the rounds'.padEnd(LABEL_WIDTH)}${cell('req/s')}${cell('p50 ms')}${cell('p99 ms')}`,
+    sideRow(result.a),
+    sideRow(result.b),
+  ];
+  if (result.ratios) {
+    const { requestsPerSecond, p50, p99 } = result.ratios;
+    lines.push(`  ${result.a.label} / ${result.b.label}, round by round`);
+    for (const key of ['min', 'median', 'max'] as const) {
+      lines.push(`  ${key.padStart(LABEL_WIDTH)}${ratio(requestsPerSecond[key])}${ratio(p50[key])}${ratio(p99[key])}`);
+    }
+  }
+  lines.push(...result.checks.map((check) => `  ${formatCheck(check)}`), ...result.notes.map((note) => `  note: ${note}`));
+  return lines.join('\n');
+}
