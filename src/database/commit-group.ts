@@ -50,14 +50,15 @@ export class CommitGroup {
       try {
         for (const { work } of group) {
           const point = await trx.savepoint(SAVEPOINT).execute();
+          let outcome: { value: unknown } | { error: unknown };
           try {
-            outcomes.push({ value: await work(point) });
-            await point.releaseSavepoint(SAVEPOINT).execute();
+            outcome = { value: await work(point) };
           } catch (error) {
-            outcomes.push({ error });
-            const rolledBack = await point.rollbackToSavepoint(SAVEPOINT).execute();
-            await rolledBack.releaseSavepoint(SAVEPOINT).execute();
+            outcome = { error };
+            await point.rollbackToSavepoint(SAVEPOINT).execute();
           }
+          await point.releaseSavepoint(SAVEPOINT).execute();
+          outcomes.push(outcome);
         }
         await trx.commit().execute();
       } catch (error) {
