@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import {
+  AUDIT_ACTIONS,
   type Denial,
   type DenialRecorder,
   pageMeta,
@@ -10,6 +11,7 @@ import {
   ServiceUnavailableError,
 } from '../common';
 import type { DB } from '../database';
+import { Metrics } from '../observability';
 import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry } from './audit-entry';
@@ -40,6 +42,7 @@ export class AuditService implements DenialRecorder {
   constructor(
     private readonly repository: AuditRepository,
     private readonly limiter: DenialLimiter,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -50,6 +53,7 @@ export class AuditService implements DenialRecorder {
   async record(entry: AuditEntry, executor?: Kysely<DB>): Promise<void> {
     try {
       await this.repository.append(toEventFields(entry), executor);
+      this.metrics.auditEventWritten(entry.action, entry.outcome);
     } catch (error) {
       this.logger.error(`audit event not written: ${error instanceof Error ? error.message : String(error)}`);
       throw new ServiceUnavailableError('The service is temporarily unavailable');
@@ -61,10 +65,11 @@ export class AuditService implements DenialRecorder {
    * recorded (reason RATE_LIMITED), so a flood adds a bounded number of rows.
    */
   async recordDenial(denial: Denial, origin: RequestOrigin): Promise<void> {
-    this.logger.warn(
-      `denied ${denial.action} (${denial.reason}) actor=${denial.actor?.id ?? '-'} ${origin.method} ${origin.path} request=${origin.requestId}`,
-    );
+    this.logger.warn(`denied ${denial.action} (${denial.reason})`, { request_id: origin.requestId, actor: denial.actor?.id });
     const verdict = await this.limiter.count(origin.ip ?? 'unknown');
+    if (denial.action === AUDIT_ACTIONS.decommission) {
+      this.metrics.decommissionDenied(verdict.limited ? 'RATE_LIMITED' : denial.reason);
+    }
     if (!verdict.limited) {
       await this.record({ ...denial, outcome: 'denied', origin });
       return;

@@ -1,0 +1,4 @@
+export { ObservabilityModule } from './observability.module';
+export { AppLogger, type AppLoggerOptions, wantsJsonLogs } from './app-logger';
+export { Metrics } from './metrics';
+export { RequestObserver } from './request-observer';
