@@ -1,14 +1,14 @@
-import { Global, Module } from '@nestjs/common';
-import { Metrics } from './metrics';
+import { Module } from '@nestjs/common';
 import { MetricsController } from './metrics.controller';
+import { MetricsModule } from './metrics.module';
 import { MetricsTokenGuard } from './metrics-token.guard';
 import { RequestObserver } from './request-observer';
 
-/** Global, so the services that decide (assets, audit) count their outcomes without importing it. */
-@Global()
+/** What the HTTP server adds to the metrics: the observation of every request, and GET /metrics. */
 @Module({
+  imports: [MetricsModule],
   controllers: [MetricsController],
-  providers: [Metrics, MetricsTokenGuard, RequestObserver],
-  exports: [Metrics, RequestObserver],
+  providers: [MetricsTokenGuard, RequestObserver],
+  exports: [RequestObserver],
 })
 export class ObservabilityModule {}
