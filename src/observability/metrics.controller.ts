@@ -1,5 +1,5 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { Registry } from 'prom-client';
 import { Public } from '../auth';
@@ -21,7 +21,6 @@ export class MetricsController {
     summary: 'Prometheus metrics: requests by route and status, decommission outcomes, audit events, database pool, process',
     description: 'Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set, and is closed in production until it is.',
   })
-  @ApiBearerAuth()
   @ApiProduces(Registry.PROMETHEUS_CONTENT_TYPE)
   @ApiOkResponse({ description: 'The Prometheus text exposition format', schema: { type: 'string' } })
   @ApiErrorResponse(401, 'UNAUTHENTICATED', METRICS_TOKEN_REQUIRED, 'UNAUTHENTICATED: METRICS_TOKEN is set (or NODE_ENV=production) and the bearer token is not it')
