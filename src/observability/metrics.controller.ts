@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagg
 import { SkipThrottle } from '@nestjs/throttler';
 import { Registry } from 'prom-client';
 import { Public } from '../auth';
-import { ApiErrorResponse } from '../common';
+import { ApiErrorResponse, WWW_AUTHENTICATE_HEADER } from '../common';
 import { Metrics } from './metrics';
 import { METRICS_TOKEN_REQUIRED, MetricsTokenGuard } from './metrics-token.guard';
 
@@ -23,7 +23,13 @@ export class MetricsController {
   })
   @ApiProduces(Registry.PROMETHEUS_CONTENT_TYPE)
   @ApiOkResponse({ description: 'The Prometheus text exposition format', schema: { type: 'string' } })
-  @ApiErrorResponse(401, 'UNAUTHENTICATED', METRICS_TOKEN_REQUIRED, 'UNAUTHENTICATED: METRICS_TOKEN is set (or NODE_ENV=production) and the bearer token is not it')
+  @ApiErrorResponse(
+    401,
+    'UNAUTHENTICATED',
+    METRICS_TOKEN_REQUIRED,
+    'UNAUTHENTICATED: METRICS_TOKEN is set (or NODE_ENV=production) and the bearer token is not it',
+    WWW_AUTHENTICATE_HEADER,
+  )
   @Header('Content-Type', Registry.PROMETHEUS_CONTENT_TYPE)
   scrape(): Promise<string> {
     return this.metrics.registry.metrics();
