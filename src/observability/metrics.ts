@@ -58,13 +58,18 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
     if (poolUsage(db)) {
       for (const { name, help, read } of POOL_GAUGES) {
-        // Read when Prometheus scrapes, so the figures are the pool's at that moment.
-        new Gauge({ name, help, registers: [this.registry], collect() {
-          const usage = poolUsage(db);
-          if (usage) {
-            this.set(read(usage));
-          }
-        } });
+        new Gauge({
+          name,
+          help,
+          registers: [this.registry],
+          // Read when Prometheus scrapes, so the figures are the pool's at that moment.
+          collect() {
+            const usage = poolUsage(db);
+            if (usage) {
+              this.set(read(usage));
+            }
+          },
+        });
       }
     }
   }
