@@ -55,7 +55,7 @@ export class AuditService implements DenialRecorder {
       await this.repository.append(toEventFields(entry), executor);
       this.metrics.auditEventWritten(entry.action, entry.outcome);
     } catch (error) {
-      this.logger.error(`audit event not written: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.error(`audit event not written: ${error instanceof Error ? error.message : String(error)}`, { request_id: entry.origin.requestId });
       throw new ServiceUnavailableError('The service is temporarily unavailable');
     }
   }
