@@ -9,10 +9,11 @@ import { DatabaseModule } from './database';
 import { FleetModule } from './fleet';
 import { HealthModule } from './health';
 import { ImportModule } from './import';
+import { ObservabilityModule } from './observability';
 import { RateLimitModule } from './rate-limit';
 
 /** The modules that serve routes. */
-const ROUTE_MODULES = [AuditModule, FleetModule, AssetsModule, HealthModule];
+const ROUTE_MODULES = [AuditModule, FleetModule, AssetsModule, HealthModule, ObservabilityModule];
 
 @Module({})
 export class AppModule {

@@ -3,6 +3,7 @@ import express from 'express';
 import helmet from 'helmet';
 import { assignRequestId, deferBodyErrors, fixedHeaders, headersSetBy, refuseNonJsonBodies, repairPathEncoding, serveApiAlias } from './common';
 import { APP_CONFIG, type AppConfig } from './config';
+import { RequestObserver } from './observability';
 import { setupSwagger } from './swagger';
 
 export const BODY_LIMIT = '16kb';
@@ -51,6 +52,8 @@ export function createHttpAdapter(): ExpressAdapter {
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get<AppConfig>(APP_CONFIG);
+  // First, so every request is timed from its start and logged whoever answers it.
+  app.use(app.get(RequestObserver).middleware);
   Object.assign(app.getHttpServer(), SERVER_TIMEOUTS);
   app.disable('x-powered-by');
   // The client address the audit trail records: behind N proxies it is the one the Nth proxy saw.

@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { configureApp, createHttpAdapter } from './app.setup';
 import { loadAppConfig } from './config';
 import { drainOnSignals, listenOn, reportStartupFailure, reservePort, StartupFailureQuietLogger } from './health';
+import { wantsJsonLogs } from './observability';
 
 async function bootstrap(): Promise<void> {
   const config = loadAppConfig();
@@ -13,7 +14,7 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), createHttpAdapter(), {
     bodyParser: false,
     abortOnError: false,
-    logger: new StartupFailureQuietLogger(),
+    logger: new StartupFailureQuietLogger({ level: config.logLevel, json: wantsJsonLogs(config.production) }),
   });
   configureApp(app);
   drainOnSignals(app, config.shutdownGraceMs);

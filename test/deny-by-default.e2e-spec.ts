@@ -20,11 +20,11 @@ describeEachDatabase('deny by default, route by route from the OpenAPI document'
   });
   after(() => t.close());
 
-  it('finds the routes, and public ones are only those marked @Public(): the health checks', () => {
+  it('finds the routes, and public ones are only those marked @Public(): the health checks and /metrics (which has a token of its own)', () => {
     assert.ok(routes.length >= 6, `${routes.length} routes`);
     assert.deepEqual(
       routes.filter(({ operation }) => isPublic(operation)).map(({ method, path }) => `${method} ${path}`).sort(),
-      ['get /health/live', 'get /health/ready'],
+      ['get /health/live', 'get /health/ready', 'get /metrics'],
     );
   });
 

@@ -42,7 +42,7 @@ describe('npm scripts', () => {
         assert.ok(Date.now() < deadline && npm.exitCode === null, `the server did not start:\n${output}`);
         await sleep(100);
       }
-      const serverPid = Number(/\[Nest\] (\d+)/.exec(output)?.[1]);
+      const serverPid = Number(/"pid":(\d+)/.exec(output)?.[1]);
       assert.notEqual(serverPid, npm.pid, 'node runs in a process of its own');
       npm.kill('SIGTERM');
       await once(npm, 'exit');

@@ -8,6 +8,7 @@ import { AuditRepository } from '../audit/audit.repository';
 import { AuditService } from '../audit/audit.service';
 import { type RequestOrigin, ResourceNotFoundError, ServiceUnavailableError } from '../common';
 import { createDatabase, type DB, migrateToLatest, type NewAsset, TransactionRunner } from '../database';
+import { Metrics } from '../observability';
 import type { DenialLimiter } from '../rate-limit';
 import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsRepository } from './assets.repository';
@@ -47,7 +48,8 @@ async function openDatabase(assets: NewAsset[]): Promise<Kysely<DB>> {
 function createService(db: Kysely<DB>): AssetsService {
   // The service writes only allowed events, which no limit applies to.
   const unlimited = { count: async () => ({ limited: false }) } as unknown as DenialLimiter;
-  return new AssetsService(new AssetsRepository(db), new AuditService(new AuditRepository(db), unlimited, new TransactionRunner(db)), new TransactionRunner(db));
+  const metrics = new Metrics(db);
+  return new AssetsService(new AssetsRepository(db), new AuditService(new AuditRepository(db), unlimited, new TransactionRunner(db), metrics), new TransactionRunner(db), metrics);
 }
 
 const listQuery = (query: Record<string, unknown> = {}) => plainToInstance(ListAssetsQueryDto, query);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit';
 import { type Actor, AUDIT_ACTIONS, pageMeta, pageOffset, type RequestOrigin, ResourceNotFoundError } from '../common';
 import { TransactionRunner } from '../database';
+import { Metrics } from '../observability';
 import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsRepository } from './assets.repository';
 import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetDto, ListAssetsQueryDto } from './dto/asset.dto';
@@ -12,6 +13,7 @@ export class AssetsService {
     private readonly assets: AssetsRepository,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -40,6 +42,7 @@ export class AssetsService {
     if (!decommissioned) {
       throw AssetAccessDeniedError.notFound().deniedAs({ action, reason: 'ASSET_NOT_FOUND', actor: officer });
     }
+    this.metrics.decommissionAllowed();
     return decommissioned;
   }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DENIAL_RECORDER } from '../common';
+import { MetricsModule } from '../observability';
 import { RateLimitModule } from '../rate-limit';
 import { AuditChainVerifier } from './audit-chain.verifier';
 import { AuditController } from './audit.controller';
@@ -7,7 +8,7 @@ import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 
 @Module({
-  imports: [RateLimitModule],
+  imports: [RateLimitModule, MetricsModule],
   controllers: [AuditController],
   providers: [AuditRepository, AuditService, AuditChainVerifier, { provide: DENIAL_RECORDER, useExisting: AuditService }],
   exports: [AuditService, DENIAL_RECORDER],

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Transaction } from 'kysely';
 import {
+  AUDIT_ACTIONS,
   type Denial,
   type DenialRecorder,
   pageMeta,
@@ -10,6 +11,7 @@ import {
   ServiceUnavailableError,
 } from '../common';
 import { type DB, TransactionRunner } from '../database';
+import { Metrics } from '../observability';
 import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry } from './audit-entry';
@@ -41,6 +43,7 @@ export class AuditService implements DenialRecorder {
     private readonly repository: AuditRepository,
     private readonly limiter: DenialLimiter,
     private readonly transactions: TransactionRunner,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -52,8 +55,9 @@ export class AuditService implements DenialRecorder {
     const fields = toEventFields(entry);
     try {
       await (trx ? this.repository.append(fields, trx) : this.transactions.run((own) => this.repository.append(fields, own)));
+      this.metrics.auditEventWritten(entry.action, entry.outcome);
     } catch (error) {
-      this.logger.error(`audit event not written: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.error(`audit event not written: ${error instanceof Error ? error.message : String(error)}`, { request_id: entry.origin.requestId });
       throw new ServiceUnavailableError('The service is temporarily unavailable');
     }
   }
@@ -63,10 +67,11 @@ export class AuditService implements DenialRecorder {
    * recorded (reason RATE_LIMITED), so a flood adds a bounded number of rows.
    */
   async recordDenial(denial: Denial, origin: RequestOrigin): Promise<void> {
-    this.logger.warn(
-      `denied ${denial.action} (${denial.reason}) actor=${denial.actor?.id ?? '-'} ${origin.method} ${origin.path} request=${origin.requestId}`,
-    );
+    this.logger.warn(`denied ${denial.action} (${denial.reason})`, { request_id: origin.requestId, actor: denial.actor?.id });
     const verdict = await this.limiter.count(origin.ip ?? 'unknown');
+    if (denial.action === AUDIT_ACTIONS.decommission) {
+      this.metrics.decommissionDenied(verdict.limited ? 'RATE_LIMITED' : denial.reason);
+    }
     if (!verdict.limited) {
       await this.record({ ...denial, outcome: 'denied', origin });
       return;

@@ -1,5 +1,5 @@
 export * from './errors/api-error';
-export { ApiErrorResponse, ErrorResponseDto } from './dto/error-response.dto';
+export { ApiErrorResponse, ErrorResponseDto, WWW_AUTHENTICATE_HEADER } from './dto/error-response.dto';
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageMetaDto, PageOf, PageQueryDto, pageMeta, pageNumber, pageOffset } from './dto/page-query.dto';
 export { ApiExceptionFilter } from './http/api-exception.filter';
 export { assignRequestId, fixedHeaders, headersSetBy, serveApiAlias, REQUEST_ID_HEADER } from './http/request-context';

@@ -50,6 +50,8 @@ describe('loadAppConfig', () => {
       rateLimit: { enabled: true, requestsPerMinute: 1_200, denialsPerMinute: 30, redisUrl: undefined },
       swaggerEnabled: true,
       corsOrigins: [],
+      logLevel: 'info',
+      metricsToken: undefined,
     };
 
     assert.deepEqual(load({}), expected);
@@ -192,6 +194,32 @@ describe('loadAppConfig', () => {
     it('refuses an unknown NODE_ENV', () => {
       refuses({ NODE_ENV: 'staging' }, 'NODE_ENV');
     });
+  });
+
+  describe('LOG_LEVEL', () => {
+    it('takes each level by name', () => {
+      for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace']) {
+        assert.equal(load({ LOG_LEVEL: level }).logLevel, level);
+      }
+    });
+
+    for (const level of ['verbose', 'INFO', 'log']) {
+      it(`refuses LOG_LEVEL=${level}, naming LOG_LEVEL`, () => {
+        refuses({ LOG_LEVEL: level }, 'LOG_LEVEL');
+      });
+    }
+  });
+
+  describe('METRICS_TOKEN', () => {
+    it('takes a token of 16 printable characters or more', () => {
+      assert.equal(load({ METRICS_TOKEN: 'a'.repeat(16) }).metricsToken, 'a'.repeat(16));
+    });
+
+    for (const [name, token] of [['a short', 'a'.repeat(15)], ['a spaced', 'metrics token with spaces']]) {
+      it(`refuses ${name} METRICS_TOKEN, naming METRICS_TOKEN`, () => {
+        refuses({ METRICS_TOKEN: token }, 'METRICS_TOKEN');
+      });
+    }
   });
 
   describe('SEED_DEMO', () => {

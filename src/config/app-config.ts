@@ -55,6 +55,10 @@ export interface JwtConfig {
   maxLifetimeSeconds: number;
 }
 
+/** The levels LOG_LEVEL takes, from the fewest lines to the most; each includes those before it. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
 export interface AppConfig {
   port: number;
   /** The address the server listens on; 0.0.0.0 is every IPv4 interface. */
@@ -75,6 +79,9 @@ export interface AppConfig {
   swaggerEnabled: boolean;
   /** Origins a browser may call the API from; empty: no CORS headers at all. */
   corsOrigins: string[];
+  logLevel: LogLevelName;
+  /** The bearer token GET /metrics requires; unset: open, except in production, where it is then closed. */
+  metricsToken?: string;
 }
 
 export interface RateLimitConfig {
@@ -117,6 +124,14 @@ class EnvironmentVariables {
   @IsOptional()
   @IsIn(['development', 'production', 'test'])
   NODE_ENV?: string;
+
+  @IsOptional()
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL?: LogLevelName;
+
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{16,256}$/, { message: 'METRICS_TOKEN must be 16 to 256 printable characters without spaces' })
+  METRICS_TOKEN?: string;
 
   @IsOptional()
   @Matches(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, {
@@ -340,5 +355,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     },
     swaggerEnabled: vars.SWAGGER_ENABLED !== 'false',
     corsOrigins: vars.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
+    logLevel: vars.LOG_LEVEL ?? 'info',
+    metricsToken: vars.METRICS_TOKEN,
   };
 }

@@ -43,6 +43,23 @@ export function openSqlite(path: string): BetterSqlite3.Database {
   return sqlite;
 }
 
+/** How busy a PostgreSQL pool is: connections open and checked out, and queries waiting for one. */
+export interface PoolUsage {
+  max: number;
+  inUse: number;
+  idle: number;
+  waiting: number;
+}
+
+/** Kysely does not expose its dialect's pool; the metrics read its figures through this. */
+const POOLS = new WeakMap<Kysely<DB>, Pool>();
+
+/** The usage of the PostgreSQL pool behind `db`; undefined on SQLite, which has no pool. */
+export function poolUsage(db: Kysely<DB>): PoolUsage | undefined {
+  const pool = POOLS.get(db);
+  return pool && { max: pool.options.max, inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
 function createPostgres({ url, poolSize, timeouts }: PostgresLocation): Kysely<DB> {
   const logger = new Logger('Database');
   const pool = new Pool({
@@ -62,7 +79,9 @@ function createPostgres({ url, poolSize, timeouts }: PostgresLocation): Kysely<D
   pool.on('connect', (client) => client.on('error', (error) => logger.warn(`database connection lost: ${error.message}`)));
   // The pool re-emits an idle client's error, which the client's own listener has already logged.
   pool.on('error', () => undefined);
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: new DiscardingPool(pool) }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new DiscardingPool(pool) }) });
+  POOLS.set(db, pool);
+  return db;
 }
 
 /**

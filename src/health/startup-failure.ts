@@ -1,6 +1,6 @@
-import { ConsoleLogger } from '@nestjs/common';
 import { ConfigurationError } from '../config';
 import { DatabaseNotMigratedError, isDatabaseUnavailable } from '../database';
+import { AppLogger } from '../observability';
 
 type SystemError = Error & { code?: string; syscall?: string; path?: string; address?: string; port?: number };
 
@@ -9,7 +9,7 @@ const NOT_WRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENOTDIR', '
 const DATABASE_REFUSED = /^(28|3D)/;
 
 // The configuration may be what failed, so the level is read from the environment itself.
-const debugging = () => process.env.LOG_LEVEL === 'debug';
+const debugging = () => process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace';
 
 /** One line that says what failed and what to do about it; the stack only helps a developer. */
 export function describeStartupFailure(error: unknown): string {
@@ -32,7 +32,10 @@ export function describeStartupFailure(error: unknown): string {
   return `Start-up failed: ${error.message}`;
 }
 
-/** Prints why the start-up failed, with the stack only when LOG_LEVEL=debug. */
+/**
+ * Prints why the start-up failed, with the stack only when LOG_LEVEL=debug (or trace). A plain line on
+ * stderr, not JSON: it may be that the configuration the logger needs is what failed.
+ */
 export function reportStartupFailure(error: unknown): void {
   console.error(describeStartupFailure(error));
   if (debugging() && error instanceof Error) {
@@ -40,8 +43,8 @@ export function reportStartupFailure(error: unknown): void {
   }
 }
 
-/** Nest's console logger, less the stack Nest logs when a provider fails to start: reportStartupFailure says it in one line. */
-export class StartupFailureQuietLogger extends ConsoleLogger {
+/** The service's logger, less the stack Nest logs when a provider fails to start: reportStartupFailure says it in one line. */
+export class StartupFailureQuietLogger extends AppLogger {
   override error(message: unknown, ...rest: unknown[]): void {
     if (rest.at(-1) !== 'ExceptionHandler' || debugging()) {
       super.error(message, ...rest);

@@ -11,7 +11,10 @@ export class ErrorResponseDto {
   error_code!: string;
 }
 
+/** The header every 401 carries, for the routes that document their own 401. */
+export const WWW_AUTHENTICATE_HEADER = { 'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string' } } };
+
 /** Documents one error response with the spec's body, a concrete example, and when it happens. */
-export function ApiErrorResponse(status: number, errorCode: string, message: string, description: string) {
-  return ApiResponse({ status, description, type: ErrorResponseDto, example: { status: 'error', message, error_code: errorCode } });
+export function ApiErrorResponse(status: number, errorCode: string, message: string, description: string, headers?: typeof WWW_AUTHENTICATE_HEADER) {
+  return ApiResponse({ status, description, type: ErrorResponseDto, example: { status: 'error', message, error_code: errorCode }, headers });
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BadRequestException, GatewayTimeoutException, HttpException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import { BadRequestException, GatewayTimeoutException, HttpException, Logger, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { RateLimitedError, ResourceNotFoundError, UnauthenticatedError } from '../errors/api-error';
 import type { Denial } from '../errors/denial';
@@ -55,6 +55,15 @@ describe('ApiExceptionFilter', () => {
     await sut.catch(new BadRequestException('bad'), host);
     assert.equal(sent.status, 400);
     assert.equal((sent.body as { error_code: string }).error_code, 'VALIDATION_ERROR');
+  });
+
+  it('logs an unexpected error, its stack inside, with the request id', async (t) => {
+    const logged = t.mock.method(Logger.prototype, 'error', () => undefined);
+    const failure = new Error('disk on fire');
+    const { host } = captureResponse({ requestId: 'req-500' });
+    await new ApiExceptionFilter().catch(failure, host);
+    assert.equal(logged.mock.callCount(), 1);
+    assert.deepEqual(logged.mock.calls[0].arguments, [failure, { request_id: 'req-500' }]);
   });
 
   it('answers an unexpected error with a generic 500 that reveals nothing of it', async () => {

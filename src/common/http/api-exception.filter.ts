@@ -46,9 +46,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     const http = host.switchToHttp();
-    const answer = await this.recordDenial(exception, http.getRequest<Request>());
+    const request = http.getRequest<Request>();
+    const answer = await this.recordDenial(exception, request);
     const response = http.getResponse<Response>();
-    const { status, body, headers } = this.describe(answer);
+    const { status, body, headers } = this.describe(answer, request.requestId);
     if (response.headersSent) {
       return;
     }
@@ -67,15 +68,18 @@ export class ApiExceptionFilter implements ExceptionFilter {
       if (failure instanceof ApiError) {
         return failure;
       }
-      this.logger.error(`audit trail not written, answering 503: ${failure instanceof Error ? failure.message : String(failure)}`);
+      this.logger.error(`audit trail not written, answering 503: ${failure instanceof Error ? failure.message : String(failure)}`, {
+        request_id: request.requestId,
+      });
       return new ServiceUnavailableError('The service is temporarily unavailable');
     }
   }
 
-  private describe(exception: unknown): DescribedError {
+  /** The request id goes with every failure logged here, so its line leads to the request's access line and audit event. */
+  private describe(exception: unknown, requestId: string): DescribedError {
     if (!(exception instanceof ApiError) && this.isUnavailable(exception)) {
-      this.logger.warn(`database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
-      return this.describe(new ServiceUnavailableError('The service is temporarily unavailable'));
+      this.logger.warn(`database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`, { request_id: requestId });
+      return this.describe(new ServiceUnavailableError('The service is temporarily unavailable'), requestId);
     }
     if (exception instanceof ApiError) {
       return described(exception.status, exception.message, exception.errorCode, exception.headers);
@@ -85,7 +89,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const message = exception instanceof NotFoundException ? 'Route not found' : exception.message;
       return described(status, message, CODE_BY_STATUS[status] ?? 'REQUEST_REJECTED');
     }
-    this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+    this.logger.error(exception instanceof Error ? exception : String(exception), { request_id: requestId });
     // A server-side HttpException keeps its status (a 503 stays a 503), never its message.
     const status = exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;
     const code = CODE_BY_STATUS[status];

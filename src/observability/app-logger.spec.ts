@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
+import { AppLogger, wantsJsonLogs } from './app-logger';
+
+describe('AppLogger', () => {
+  let written: { stream: 'stdout' | 'stderr'; text: string }[];
+
+  beforeEach(() => {
+    written = [];
+    for (const stream of ['stdout', 'stderr'] as const) {
+      mock.method(process[stream], 'write', (text: string) => written.push({ stream, text }) > 0);
+    }
+  });
+  afterEach(() => mock.restoreAll());
+
+  const parsed = () => written.map(({ text }) => JSON.parse(text) as Record<string, unknown>);
+
+  it('writes one JSON line with a UTC time, the LOG_LEVEL name of the level and the fields passed at the top level', () => {
+    new AppLogger({ level: 'info', json: true }).log('request completed', { request_id: 'r-1', status: 200 }, 'HTTP');
+    assert.equal(written.length, 1);
+    assert.match(written[0].text, /^\{.*\}\n$/);
+    const [line] = parsed();
+    assert.match(String(line.time), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.deepEqual({ ...line, time: undefined, pid: undefined }, {
+      time: undefined,
+      pid: undefined,
+      level: 'info',
+      msg: 'request completed',
+      context: 'HTTP',
+      request_id: 'r-1',
+      status: 200,
+    });
+  });
+
+  it('keeps the levels up to LOG_LEVEL and drops the rest', () => {
+    const logger = new AppLogger({ level: 'warn', json: true });
+    logger.fatal('f');
+    logger.error('e');
+    logger.warn('w');
+    logger.log('i');
+    logger.debug('d');
+    logger.verbose('t');
+    assert.deepEqual(parsed().map(({ level }) => level), ['fatal', 'error', 'warn']);
+    written = [];
+    new AppLogger({ level: 'trace', json: true }).verbose('t');
+    assert.deepEqual(parsed().map(({ level }) => level), ['trace']);
+  });
+
+  it('puts an error and its stack inside its one line, on stderr', () => {
+    new AppLogger({ level: 'info', json: true }).error(new Error('boom'), { request_id: 'r-2' }, 'HTTP');
+    assert.equal(written.length, 1);
+    assert.equal(written[0].stream, 'stderr');
+    const [line] = parsed();
+    assert.equal(line.msg, 'boom');
+    assert.equal(line.request_id, 'r-2');
+    assert.match(String((line.error as { stack: string }).stack), /Error: boom\n\s+at /);
+  });
+
+  it('logs JSON except on a terminal outside production', () => {
+    assert.equal(wantsJsonLogs(false, { isTTY: true }), false);
+    assert.equal(wantsJsonLogs(true, { isTTY: true }), true);
+    assert.equal(wantsJsonLogs(false, {}), true);
+  });
+});

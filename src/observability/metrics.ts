@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { Kysely } from 'kysely';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DenialReason } from '../common';
+import { type DB, poolUsage, type PoolUsage } from '../database';
+
+/** One request as the access log and the request metrics both see it. */
+export interface RequestObservation {
+  method: string;
+  /** The route template (`/v1/assets/:asset_id`), or `unmatched`: never the raw path, so the labels stay few. */
+  route: string;
+  /** 0 when the client went away before an answer was sent. */
+  status: number;
+  seconds: number;
+}
+
+const POOL_GAUGES: { name: string; help: string; read: (usage: PoolUsage) => number }[] = [
+  { name: 'fleet_registry_db_pool_max', help: 'PostgreSQL connections the pool may open (DATABASE_POOL_SIZE)', read: (usage) => usage.max },
+  { name: 'fleet_registry_db_pool_in_use', help: 'PostgreSQL connections checked out of the pool', read: (usage) => usage.inUse },
+  { name: 'fleet_registry_db_pool_idle', help: 'PostgreSQL connections open and idle in the pool', read: (usage) => usage.idle },
+  { name: 'fleet_registry_db_pool_waiting', help: 'Queries waiting for a free PostgreSQL connection', read: (usage) => usage.waiting },
+];
+
+/**
+ * The service's Prometheus metrics, in a registry of its own rather than prom-client's global one, so
+ * that several apps in one process (the e2e tests) each count their own.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status (0: the client left first)',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
+  private readonly durations = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the first byte of the request to the end of the answer, by method, route template and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  private readonly decommissions = new Counter({
+    name: 'fleet_registry_decommissions_total',
+    help: 'Decommission decisions: allowed, or denied with the reason answered',
+    labelNames: ['outcome', 'reason'],
+    registers: [this.registry],
+  });
+  private readonly auditEvents = new Counter({
+    name: 'fleet_registry_audit_events_written_total',
+    help: 'Events appended to the audit trail, by action and outcome',
+    labelNames: ['action', 'outcome'],
+    registers: [this.registry],
+  });
+
+  constructor(db: Kysely<DB>) {
+    collectDefaultMetrics({ register: this.registry });
+    if (poolUsage(db)) {
+      for (const { name, help, read } of POOL_GAUGES) {
+        new Gauge({
+          name,
+          help,
+          registers: [this.registry],
+          // Read when Prometheus scrapes, so the figures are the pool's at that moment.
+          collect() {
+            const usage = poolUsage(db);
+            if (usage) {
+              this.set(read(usage));
+            }
+          },
+        });
+      }
+    }
+  }
+
+  requestObserved({ method, route, status, seconds }: RequestObservation): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.durations.observe(labels, seconds);
+  }
+
+  decommissionAllowed(): void {
+    this.decommissions.inc({ outcome: 'allowed' });
+  }
+
+  decommissionDenied(reason: DenialReason): void {
+    this.decommissions.inc({ outcome: 'denied', reason });
+  }
+
+  auditEventWritten(action: string, outcome: string): void {
+    this.auditEvents.inc({ action, outcome });
+  }
+}

@@ -1,0 +1,43 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { Metrics, type RequestObservation } from './metrics';
+
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * The one observation point of every request: first in the Express chain, it sees the answers of
+ * guards (401, 403, 429), of unknown routes (404), of 405s and of failures alike, which an interceptor
+ * (after the guards) would miss. Each request gives one access line and one count in the request
+ * metrics. The line never carries a header or a body, so no token and no officer's text reaches a log.
+ */
+@Injectable()
+export class RequestObserver {
+  private readonly logger = new Logger('HTTP');
+
+  constructor(private readonly metrics: Metrics) {}
+
+  readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    // 'close' comes after 'finish', and alone when the client leaves before the answer is sent.
+    res.once('close', () => this.observe(req, res, Number(process.hrtime.bigint() - started) / 1e9));
+    next();
+  };
+
+  private observe(req: Request, res: Response, seconds: number): void {
+    const observation: RequestObservation = {
+      method: req.method,
+      route: (req.route as { path?: string } | undefined)?.path ?? UNMATCHED_ROUTE,
+      status: res.writableFinished ? res.statusCode : 0,
+      seconds,
+    };
+    this.metrics.requestObserved(observation);
+    this.logger.log(res.writableFinished ? 'request completed' : 'request aborted by the client', {
+      request_id: req.requestId,
+      method: observation.method,
+      route: observation.route,
+      status: observation.status,
+      duration_ms: Math.round(seconds * 100_000) / 100,
+      actor: req.officer?.id,
+    });
+  }
+}
