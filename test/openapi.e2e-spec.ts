@@ -108,7 +108,8 @@ describeEachDatabase('the OpenAPI document against the service', (engine) => {
 
   it('gives each success example its keys in the order the service writes them, at every depth', async () => {
     const admiral = t.bearer('admiral-7', 7);
-    for (const route of routes) {
+    // /metrics answers Prometheus text, which has no keys to order.
+    for (const route of routes.filter((candidate) => responseOf(candidate, '200')?.content?.['application/json'])) {
       const body = route.operation.requestBody && exampleOf((route.operation.requestBody as { content: Record<string, { schema: Schema }> }).content['application/json'].schema);
       const reply = await t.http()[route.method](concretePath(route)).set('Authorization', admiral).send(body as object | undefined);
       assert.equal(reply.status, 200, `${route.method} ${route.path}: ${reply.text}`);

@@ -1,5 +1,5 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { Registry } from 'prom-client';
 import { Public } from '../auth';
@@ -21,14 +21,20 @@ export class MetricsController {
     summary: 'Prometheus metrics: requests by route and status, decommission outcomes, audit events, database pool, process',
     description: 'Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set, and is closed in production until it is.',
   })
-  @ApiProduces(Registry.PROMETHEUS_CONTENT_TYPE)
-  @ApiOkResponse({ description: 'The Prometheus text exposition format', schema: { type: 'string' } })
+  // The content type on the 200 alone: the error answers stay JSON.
+  @ApiOkResponse({ description: 'The Prometheus text exposition format', content: { [Registry.PROMETHEUS_CONTENT_TYPE]: { schema: { type: 'string' } } } })
   @ApiErrorResponse(
     401,
     'UNAUTHENTICATED',
     METRICS_TOKEN_REQUIRED,
     'UNAUTHENTICATED: METRICS_TOKEN is set (or NODE_ENV=production) and the bearer token is not it',
     WWW_AUTHENTICATE_HEADER,
+  )
+  @ApiErrorResponse(
+    503,
+    'SERVICE_UNAVAILABLE',
+    'The service is temporarily unavailable',
+    'A refused scrape is a denial on the record, and the audit event cannot be written (SERVICE_UNAVAILABLE)',
   )
   @Header('Content-Type', Registry.PROMETHEUS_CONTENT_TYPE)
   scrape(): Promise<string> {
