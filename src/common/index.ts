@@ -8,7 +8,7 @@ export { MethodNotAllowedModule } from './http/method-not-allowed';
 export { BodyErrorInterceptor, deferBodyErrors, refuseNonJsonBodies } from './http/body-errors';
 export { createValidationPipe } from './http/validation.pipe';
 export { describeValidationErrors } from './validation/validation-errors';
-export { ASSET_ID_PATTERN, IsAssetId, IsIntInRange, IsNonBlankString, ToInteger } from './validation/validators';
+export { ASSET_ID_PATTERN, IsAssetId, IsIntInRange, IsNonBlankString, IsRequired, ToInteger } from './validation/validators';
 export { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from './errors/unavailability';
 export { AUDIT_ACTIONS, DENIAL_REASONS, type Actor, type Denial, type DenialReason } from './errors/denial';
 export { DENIAL_RECORDER, type DenialRecorder } from './errors/denial-recorder';
