@@ -71,8 +71,11 @@ export async function* readJsonRecords(input: AsyncIterable<Uint8Array | string>
     lines.advance(bytes);
     if (!tokenizer.isEnded) {
       tokenizer.write(bytes);
-    } else if (/\S/.test(Buffer.from(bytes).toString())) {
-      fail(new Error('more after the end of the document'));
+    } else {
+      const extra = Buffer.from(bytes).toString().search(/\S/);
+      if (extra !== -1) {
+        failure ??= new UnreadableFileError(`${name} ${lines.describe(chunkStart + extra)}: more after the end of the JSON document`);
+      }
     }
     yield* found.splice(0);
     if (failure) {
