@@ -42,6 +42,7 @@ export class ImportProgress {
   finish(): void {
     if (this.drawn) {
       this.out.write('\r\x1b[K');
+      this.drawn = false;
     }
   }
 
