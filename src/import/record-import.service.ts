@@ -86,7 +86,7 @@ export class RecordImportService {
       const problems = new Problems();
       const summary: ImportSummary = { recordsRead: 0, assets: { inserted: 0, updated: 0 }, vessels: { inserted: 0, updated: 0 } };
       const pending = { asset: [] as object[], vessel: [] as object[] };
-      const firstPlaceById = { asset: new Map<unknown, string>(), vessel: new Map<unknown, string>() };
+      const firstPositionById = { asset: new Map<unknown, number>(), vessel: new Map<unknown, number>() };
       const flush = async (kind: RecordKind) => {
         const rows = pending[kind].splice(0);
         if (problems.count === 0 && rows.length > 0) {
@@ -105,7 +105,7 @@ export class RecordImportService {
           if (summary.recordsRead % BATCH === 0) {
             onProgress?.(summary.recordsRead);
           }
-          const problem = checkRecord(item, firstPlaceById[item.kind]);
+          const problem = checkRecord(item, firstPositionById[item.kind]);
           if (problem !== undefined) {
             problems.add(problem);
           } else if (problems.count === 0) {
@@ -143,22 +143,25 @@ export class RecordImportService {
   }
 }
 
-/** The record's problem, or undefined; a valid record's id is remembered to find repeats. */
-function checkRecord(record: SourceRecord, firstPlaceById: Map<unknown, string>): string | undefined {
-  const { kind, value, at, fieldSeparator } = record;
+/**
+ * The record's problem, or undefined. A valid record's id is remembered with its position (a number,
+ * not its place's name: a million of them must stay small) to find repeats.
+ */
+function checkRecord(record: SourceRecord, firstPositionById: Map<unknown, number>): string | undefined {
+  const { kind, value, position, place, fieldSeparator } = record;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return `${at}: must be an object`;
+    return `${place(position)}: must be an object`;
   }
   const { dto, idField } = KIND_DETAILS[kind];
   const errors = validateSync(plainToInstance(dto, value), { whitelist: true, forbidNonWhitelisted: true, stopAtFirstError: true });
   if (errors.length > 0) {
-    return `${at}${fieldSeparator}${describeValidationErrors(errors)}`;
+    return `${place(position)}${fieldSeparator}${describeValidationErrors(errors)}`;
   }
   const id = (value as Record<string, unknown>)[idField];
-  const first = firstPlaceById.get(id);
+  const first = firstPositionById.get(id);
   if (first !== undefined) {
-    return `${at}${fieldSeparator}${idField} ${String(id)} repeats ${first}`;
+    return `${place(position)}${fieldSeparator}${idField} ${String(id)} repeats ${place(first)}`;
   }
-  firstPlaceById.set(id, at);
+  firstPositionById.set(id, position);
   return undefined;
 }

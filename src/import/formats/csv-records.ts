@@ -13,17 +13,17 @@ const WHOLE_NUMBER = /^-?[0-9]+$/;
 export async function* readCsvRecords(input: Readable, name: string, kind: RecordKind): AsyncGenerator<SourceItem> {
   const { fields, integerFields } = KIND_DETAILS[kind];
   const rows = input.pipe(parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true }));
+  const place = (line: number) => `${name} line ${line}`;
   let header: string[] | undefined;
   try {
     for await (const { record, info } of rows as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      const at = `${name} line ${info.lines}`;
       if (header === undefined) {
         header = record;
         const unknown = header.filter((column) => !(fields as readonly string[]).includes(column));
         const repeated = header.filter((column, index) => header?.indexOf(column) !== index);
         if (unknown.length > 0 || repeated.length > 0) {
           throw new UnreadableFileError(
-            `${at}: the header ${[
+            `${place(info.lines)}: the header ${[
               ...unknown.map((column) => `names an unknown field "${column}"`),
               ...repeated.map((column) => `repeats "${column}"`),
             ].join(', ')} (the ${kind} fields are ${fields.join(', ')})`,
@@ -32,7 +32,7 @@ export async function* readCsvRecords(input: Readable, name: string, kind: Recor
         continue;
       }
       if (record.length !== header.length) {
-        yield { problem: `${at}: has ${record.length} cells where the header has ${header.length}` };
+        yield { problem: `${place(info.lines)}: has ${record.length} cells where the header has ${header.length}` };
         continue;
       }
       const value: Record<string, unknown> = {};
@@ -42,7 +42,7 @@ export async function* readCsvRecords(input: Readable, name: string, kind: Recor
           value[column] = integerFields.includes(column) && WHOLE_NUMBER.test(cell) ? Number(cell) : cell;
         }
       });
-      yield { kind, value, at, fieldSeparator: ': ' };
+      yield { kind, value, position: info.lines, place, fieldSeparator: ': ' };
     }
   } catch (error) {
     throw error instanceof CsvError ? new UnreadableFileError(`${name}: not valid CSV (${error.message})`) : error;

@@ -4,12 +4,15 @@ import { describe, it } from 'node:test';
 import { readRecords, writeRecords } from '.';
 import type { RecordKind } from '../record-kinds';
 import { readJsonRecords } from './json-records';
-import { type SourceItem, UnreadableFileError } from './record-source';
+import { type SourceItem, type SourceProblem, UnreadableFileError } from './record-source';
 
-async function collect(items: AsyncIterable<SourceItem>): Promise<SourceItem[]> {
-  const found: SourceItem[] = [];
+/** Each record with its place named, as messages name it. */
+type Found = { kind: RecordKind; value: unknown; at: string; fieldSeparator: string } | SourceProblem;
+
+async function collect(items: AsyncIterable<SourceItem>): Promise<Found[]> {
+  const found: Found[] = [];
   for await (const item of items) {
-    found.push(item);
+    found.push('kind' in item ? { kind: item.kind, value: item.value, at: item.place(item.position), fieldSeparator: item.fieldSeparator } : item);
   }
   return found;
 }

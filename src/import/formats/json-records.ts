@@ -3,6 +3,10 @@ import { KIND_DETAILS, RECORD_KINDS, type RecordKind } from '../record-kinds';
 import { LineCounter, type SourceItem, UnreadableFileError } from './record-source';
 
 const KIND_OF_LIST = new Map<unknown, RecordKind>(RECORD_KINDS.map((kind) => [KIND_DETAILS[kind].list, kind]));
+const PLACE_IN_LIST = Object.fromEntries(RECORD_KINDS.map((kind) => [kind, (index: number) => `${KIND_DETAILS[kind].list}[${index}]`])) as Record<
+  RecordKind,
+  (index: number) => string
+>;
 const LISTS = RECORD_KINDS.map((kind) => KIND_DETAILS[kind].list).join(' and ');
 
 const DOCUMENT = '{ "assets": [...], "vessels": [...] }';
@@ -97,7 +101,7 @@ export async function* readJsonRecords(input: AsyncIterable<Uint8Array | string>
   parser.onValue = ({ value, key, parent, stack }) => {
     const kind = KIND_OF_LIST.get(stack[1]?.key);
     if (kind !== undefined && Array.isArray(parent)) {
-      found.push({ kind, value, at: `${KIND_DETAILS[kind].list}[${String(key)}]`, fieldSeparator: '.' });
+      found.push({ kind, value, position: key as number, place: PLACE_IN_LIST[kind], fieldSeparator: '.' });
     }
   };
 

@@ -10,29 +10,29 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * are skipped; a line that is not JSON is a problem of that line, and the lines after it are still read.
  */
 export async function* readNdjsonRecords(input: Readable, name: string): AsyncGenerator<SourceItem> {
+  const place = (line: number) => `${name} line ${line}`;
   let lineNumber = 0;
   for await (const line of createInterface({ input, crlfDelay: Infinity })) {
     lineNumber += 1;
     if (line.trim() === '') {
       continue;
     }
-    const at = `${name} line ${lineNumber}`;
     let parsed: unknown;
     try {
       parsed = JSON.parse(line);
     } catch (error) {
-      yield { problem: `${at}: not valid JSON (${(error as Error).message})` };
+      yield { problem: `${place(lineNumber)}: not valid JSON (${(error as Error).message})` };
       continue;
     }
     if (!isObject(parsed)) {
-      yield { problem: `${at}: must be a JSON object` };
+      yield { problem: `${place(lineNumber)}: must be a JSON object` };
       continue;
     }
     const { kind, ...value } = parsed;
     if (!isRecordKind(kind)) {
-      yield { problem: `${at}: kind ${kind === undefined ? 'is required' : 'must be'} ${RECORD_KINDS.join(' or ')}` };
+      yield { problem: `${place(lineNumber)}: kind ${kind === undefined ? 'is required' : 'must be'} ${RECORD_KINDS.join(' or ')}` };
       continue;
     }
-    yield { kind, value, at, fieldSeparator: ': ' };
+    yield { kind, value, position: lineNumber, place, fieldSeparator: ': ' };
   }
 }

@@ -4,9 +4,11 @@ import type { RecordKind } from '../record-kinds';
 export interface SourceRecord {
   kind: RecordKind;
   value: unknown;
-  /** "vessels[3]" in a JSON file, "fleet.csv line 5" in a line-based one. */
-  at: string;
-  /** What joins `at` and a field: "vessels[3].crew", "fleet.csv line 5: crew". */
+  /** The record's index in its JSON list, or its line in a line-based file. */
+  position: number;
+  /** Names a position: "vessels[3]" in a JSON file, "fleet.csv line 5" in a line-based one. */
+  place: (position: number) => string;
+  /** What joins the place and a field: "vessels[3].crew", "fleet.csv line 5: crew". */
   fieldSeparator: '.' | ': ';
 }
 
