@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createDatabase } from '../src/database';
-import { loadAppConfig } from '../src/config';
-import { createTestDatabase, describeEachDatabase, type TestDatabase } from './support/databases';
-import { DECOMMISSIONED_ASSET, vesselRecord } from './support/fixtures';
 import { runScript, SCRIPTS, startServer } from './support/processes';
 
 const SECRET = 'cli-test-secret-that-is-at-least-32-chars';
@@ -173,111 +169,3 @@ describe('npm run token', () => {
     });
   }
 });
-
-describeEachDatabase('npm run db:import', (engine) => {
-  let cwd: string;
-  let database: TestDatabase;
-  let env: Record<string, string>;
-  const file = (name: string, content: unknown) => {
-    const path = join(cwd, name);
-    writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
-    return path;
-  };
-  const counts = async () => {
-    const db = createDatabase(loadAppConfig(env, cwd).database);
-    try {
-      const vessels = await db.selectFrom('vessels').selectAll().orderBy('id').execute();
-      const assets = await db.selectFrom('assets').selectAll().orderBy('asset_id').execute();
-      return { vessels, assets };
-    } finally {
-      await db.destroy();
-    }
-  };
-  const vessel = (id: string, name = 'Avenger') => vesselRecord(id, { name });
-
-  before(async () => {
-    cwd = workDir();
-    database = await createTestDatabase(engine, cwd);
-    env = { DATABASE_URL: database.url, JWT_SECRET: SECRET };
-  });
-  after(async () => {
-    await database.drop();
-    rmSync(cwd, { recursive: true, force: true });
-  });
-
-  it('loads assets and vessels into the configured database, without the demo seed', async () => {
-    const result = await runScript(
-      SCRIPTS.import,
-      [
-        file('first.json', {
-          assets: [
-            { asset_id: 'TIE-0001', asset_type: 'vehicle', former_pilot: 'TK-421' },
-            // A time without milliseconds, stored as the API shows it.
-            { ...DECOMMISSIONED_ASSET, decommissioned_at: '2026-01-02T03:04:05Z' },
-          ],
-          vessels: [vessel('ISD-001'), vessel('ISD-002', 'Devastator')],
-        }),
-      ],
-      { cwd, env },
-    );
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /Imported 2 assets and 2 vessels/);
-    assert.match(result.stderr, /assets: 2\/2 written/, 'reports progress');
-    assert.match(result.stderr, /vessels: 2\/2 written/, 'reports progress');
-    const { vessels, assets } = await counts();
-    assert.deepEqual(vessels.map((v) => v.id), ['ISD-001', 'ISD-002']);
-    assert.deepEqual(
-      assets.map((a) => [a.asset_id, a.status, a.decommissioned_at]),
-      [
-        ['OLD-0001', 'decommissioned', DECOMMISSIONED_ASSET.decommissioned_at],
-        ['TIE-0001', 'active', null],
-      ],
-    );
-  });
-
-  it('upserts by id', async () => {
-    const result = await runScript(SCRIPTS.import, [file('second.json', { vessels: [vessel('ISD-002', 'Renamed'), vessel('ISD-003')] })], { cwd, env });
-    assert.equal(result.code, 0, result.stderr);
-    const { vessels } = await counts();
-    assert.deepEqual(vessels.map((v) => [v.id, v.name]), [
-      ['ISD-001', 'Avenger'],
-      ['ISD-002', 'Renamed'],
-      ['ISD-003', 'Avenger'],
-    ]);
-  });
-
-  it('refuses a file with a bad record, naming its index and field, and writes nothing', async () => {
-    const result = await runScript(
-      SCRIPTS.import,
-      [
-        file('bad.json', {
-          assets: [{ asset_id: 'NEW-0001', asset_type: 'vehicle', former_pilot: 'TK-1' }],
-          vessels: [vessel('ISD-009'), { ...vessel('ISD-010'), crew: 'many' }, { ...vessel('ISD-011'), sector: 'Deep Core' }],
-        }),
-      ],
-      { cwd, env },
-    );
-    assert.equal(result.code, 1);
-    assert.match(result.stderr, /nothing was written/);
-    assert.match(result.stderr, /vessels\[1\]\.crew/);
-    assert.match(result.stderr, /vessels\[2\]\.sector/);
-    const { vessels, assets } = await counts();
-    assert.equal(vessels.length, 3);
-    assert.ok(!assets.some((a) => a.asset_id === 'NEW-0001'));
-  });
-
-  it('refuses a file that is not JSON or not of the expected shape', async () => {
-    for (const content of ['{ nope', '[1, 2]', { ships: [] }]) {
-      const result = await runScript(SCRIPTS.import, [file('odd.json', content)], { cwd, env });
-      assert.equal(result.code, 1, JSON.stringify(content));
-      assert.doesNotMatch(result.stderr, /\n\s+at /);
-    }
-  });
-
-  it('explains its usage when no file is given', async () => {
-    const result = await runScript(SCRIPTS.import, [], { cwd, env });
-    assert.equal(result.code, 1);
-    assert.match(result.stderr, /usage: npm run db:import -- <file.json>/);
-  });
-});
-

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely, type NotNull } from 'kysely';
-import { type AssetStatus, countRows, type DB, type NewAsset, selectPage, upsertRows } from '../database';
+import { type AssetRow, type AssetStatus, countRows, type DB, readInKeyOrder, type NewAsset, selectPage, upsertRows, type UpsertCounts } from '../database';
 
 /** What the API shows of an asset record, in the order it shows it. */
 export const ASSET_COLUMNS = [
@@ -54,11 +54,16 @@ export class AssetsRepository {
       .executeTakeFirst();
   }
 
+  /** Every record in id order, a batch at a time, for the export. */
+  readAll(): AsyncGenerator<AssetRow[]> {
+    return readInKeyOrder(this.db, 'assets', 'asset_id', ASSET_COLUMNS) as AsyncGenerator<AssetRow[]>;
+  }
+
   count(): Promise<number> {
     return countRows(this.db, 'assets');
   }
 
-  upsertMany(assets: NewAsset[], executor: Kysely<DB> = this.db): Promise<void> {
+  upsertMany(assets: NewAsset[], executor: Kysely<DB> = this.db): Promise<UpsertCounts> {
     return upsertRows(executor, 'assets', 'asset_id', assets);
   }
 }

@@ -1,2 +1,2 @@
 export { AssetsModule } from './assets.module';
-export { AssetsRepository } from './assets.repository';
+export { ASSET_COLUMNS, AssetsRepository } from './assets.repository';

@@ -47,6 +47,18 @@ export class AuditRepository {
     return events.orderBy('id').limit(limit).execute();
   }
 
+  /** The first event at or after the time (ISO 8601 UTC, as stored); `occurred_at` never decreases along the chain. */
+  async findFirstIdSince(time: string): Promise<number | undefined> {
+    const first = await this.db
+      .selectFrom('audit_events')
+      .select('id')
+      .where('occurred_at', '>=', time)
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    return first?.id;
+  }
+
   /** Newest first: the chain's order, which is `id` order. */
   findPage(filter: AuditEventFilter, limit: number, offset: number): Promise<Page<AuditEventRow>> {
     let events = this.db.selectFrom('audit_events');

@@ -3,3 +3,4 @@ export { AuditService } from './audit.service';
 export type { AuditEntry } from './audit-entry';
 export { AuditChainVerifier, CHAIN_PROBLEMS } from './audit-chain.verifier';
 export { AuditRepository } from './audit.repository';
+export { auditEventBatches, type AuditExportStart } from './audit-export';

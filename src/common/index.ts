@@ -14,6 +14,7 @@ export {
   IsIntInRange,
   IsNonBlankString,
   IsNotCombinedWith,
+  IsRequired,
   IsVesselId,
   ToInteger,
   VESSEL_ID_PATTERN,

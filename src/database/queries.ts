@@ -23,6 +23,36 @@ export async function selectPage<TB extends keyof DB, Row>(
   return { rows, total: Number(counted.total) };
 }
 
+/** Any table, its rows as plain records: Kysely cannot follow a column name through a generic table. */
+type Value = string | number | null;
+type AnyTables = Kysely<Record<string, Record<string, Value>>>;
+
+/** Every row of the table in `key` order, read in batches of `batchSize` that each start after the last key seen. */
+export async function* readInKeyOrder<T extends keyof DB>(
+  db: Kysely<DB>,
+  table: T,
+  key: keyof DB[T] & string,
+  columns: readonly (keyof DB[T] & string)[],
+  batchSize = 1_000,
+): AsyncGenerator<Record<string, Value>[]> {
+  const keyColumn: string = key;
+  let after: Value | undefined;
+  for (;;) {
+    const batch = await (db as unknown as AnyTables)
+      .selectFrom(table as string)
+      .select(columns as readonly string[])
+      .$if(after !== undefined, (query) => query.where(keyColumn, '>', after as Value))
+      .orderBy(keyColumn)
+      .limit(batchSize)
+      .execute();
+    if (batch.length === 0) {
+      return;
+    }
+    yield batch;
+    after = batch[batch.length - 1][keyColumn];
+  }
+}
+
 export async function countRows(db: Kysely<DB>, table: keyof DB): Promise<number> {
   const { total } = await db
     .selectFrom(table)
@@ -34,15 +64,34 @@ export async function countRows(db: Kysely<DB>, table: keyof DB): Promise<number
 /** Rows per INSERT: at 8 columns, well under the bound-parameter limits of SQLite (32,766) and PostgreSQL (65,535). */
 const UPSERT_BATCH = 1_000;
 
-/** Inserts the rows, or on a clash of `key` overwrites every other column with the new values. */
+export interface UpsertCounts {
+  inserted: number;
+  /** Rows whose key was already there, now overwritten. */
+  updated: number;
+}
+
+/**
+ * Inserts the rows, or on a clash of `key` overwrites every other column with the new values. The
+ * keys already present are counted first, in the same transaction, the same way on both engines.
+ */
 export async function upsertRows<T extends keyof DB>(
   executor: Kysely<DB>,
   table: T,
   key: keyof DB[T] & string,
   rows: Insertable<DB[T]>[],
-): Promise<void> {
+): Promise<UpsertCounts> {
+  const counts: UpsertCounts = { inserted: 0, updated: 0 };
   for (let start = 0; start < rows.length; start += UPSERT_BATCH) {
     const batch = rows.slice(start, start + UPSERT_BATCH);
+    const keyColumn: string = key;
+    const keys = batch.map((row) => (row as Record<string, Value>)[keyColumn]);
+    const existing = await (executor as unknown as AnyTables)
+      .selectFrom(table as string)
+      .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
+      .where(keyColumn, 'in', keys)
+      .executeTakeFirstOrThrow();
+    counts.updated += Number(existing.total);
+    counts.inserted += batch.length - Number(existing.total);
     const columns = [...new Set(batch.flatMap((row) => Object.keys(row)))].filter((column) => column !== key);
     await executor
       .insertInto(table)
@@ -54,4 +103,5 @@ export async function upsertRows<T extends keyof DB>(
       )
       .execute();
   }
+  return counts;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { ALL_SECTORS, countRows, type DB, type Sector, upsertRows, type VesselRow } from '../database';
+import { ALL_SECTORS, countRows, type DB, readInKeyOrder, type Sector, upsertRows, type UpsertCounts, type VesselRow } from '../database';
 
 /** What the API shows of a vessel, in the order it shows it. */
 export const VESSEL_COLUMNS = ['id', 'name', 'class', 'length', 'crew', 'commander', 'sector', 'status'] as const;
@@ -38,11 +38,16 @@ export class FleetRepository {
     return ('after' in start ? vessels.where('id', '>', start.after) : vessels.offset(start.offset)).execute();
   }
 
+  /** Every record in id order, a batch at a time, for the export. */
+  readAll(): AsyncGenerator<VesselRow[]> {
+    return readInKeyOrder(this.db, 'vessels', 'id', VESSEL_COLUMNS) as AsyncGenerator<VesselRow[]>;
+  }
+
   count(): Promise<number> {
     return countRows(this.db, 'vessels');
   }
 
-  upsertMany(vessels: VesselRow[], executor: Kysely<DB> = this.db): Promise<void> {
+  upsertMany(vessels: VesselRow[], executor: Kysely<DB> = this.db): Promise<UpsertCounts> {
     return upsertRows(executor, 'vessels', 'id', vessels);
   }
 }

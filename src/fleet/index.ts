@@ -1,2 +1,2 @@
 export { FleetModule } from './fleet.module';
-export { FleetRepository } from './fleet.repository';
+export { FleetRepository, VESSEL_COLUMNS } from './fleet.repository';

@@ -18,6 +18,6 @@ export class DemoSeeder implements OnApplicationBootstrap {
       return;
     }
     const summary = await this.importer.import(demoData);
-    this.logger.log(`Seeded demo data: ${summary.vessels} vessels, ${summary.assets} assets`);
+    this.logger.log(`Seeded demo data: ${summary.vessels.inserted} vessels, ${summary.assets.inserted} assets`);
   }
 }

@@ -70,7 +70,7 @@ describe('RecordImportService', () => {
         vessels: [vessel('ISD-001'), vessel('ISD-002', { sector: 'Core Worlds' }), vessel('SSD-1')],
       });
 
-      assert.deepEqual(summary, { assets: 2, vessels: 3 });
+      assert.deepEqual(summary, { recordsRead: 5, assets: { inserted: 2, updated: 0 }, vessels: { inserted: 3, updated: 0 } });
       assert.deepEqual(await assetRows(), [
         {
           asset_id: 'OLD-0001',
@@ -95,9 +95,11 @@ describe('RecordImportService', () => {
     });
 
     it('accepts a file with only one of the two lists, or neither', async () => {
-      assert.deepEqual(await sut.import({ vessels: [vessel('ISD-001')] }), { assets: 0, vessels: 1 });
-      assert.deepEqual(await sut.import({ assets: [asset('TIE-0001')] }), { assets: 1, vessels: 0 });
-      assert.deepEqual(await sut.import({}), { assets: 0, vessels: 0 });
+      const none = { inserted: 0, updated: 0 };
+      const one = { inserted: 1, updated: 0 };
+      assert.deepEqual(await sut.import({ vessels: [vessel('ISD-001')] }), { recordsRead: 1, assets: none, vessels: one });
+      assert.deepEqual(await sut.import({ assets: [asset('TIE-0001')] }), { recordsRead: 1, assets: one, vessels: none });
+      assert.deepEqual(await sut.import({}), { recordsRead: 0, assets: none, vessels: none });
       assert.equal((await assetRows()).length, 1);
       assert.equal((await vesselRows()).length, 1);
     });
@@ -108,12 +110,28 @@ describe('RecordImportService', () => {
       assert.equal((await assetRows())[0].decommissioned_at, '2026-01-02T03:04:05.000Z');
     });
 
-    it('stores no decommission details for an active asset', async () => {
-      await sut.import({ assets: [asset('TIE-0001', { status: 'active', decommission_reason: 'ignored' })] });
+    it('refuses decommission details on an asset that is not decommissioned, rather than dropping them', async () => {
+      await assert.rejects(
+        sut.import({
+          assets: [
+            asset('TIE-0001', { decommissioned_at: '2026-01-02T03:04:05Z' }),
+            asset('TIE-0002', { status: 'active', decommission_reason: 'Lost at Hoth' }),
+            asset('TIE-0003', { authorized_by: 'General Veers', decommissioned_at: 'yesterday' }),
+          ],
+        }),
+        rejectedWith(
+          /^assets\[0\]\.decommissioned_at is only allowed with status "decommissioned"$/,
+          /^assets\[1\]\.decommission_reason is only allowed with status "decommissioned"$/,
+          /^assets\[2\]\.decommissioned_at is only allowed with status "decommissioned"; authorized_by is only allowed/,
+        ),
+      );
+      assert.equal(await sut.isEmpty(), true);
+    });
 
-      const [row] = await assetRows();
-      assert.equal(row.status, 'active');
-      assert.equal(row.decommission_reason, null);
+    it('reads a null decommission detail of an active asset as absent', async () => {
+      await sut.import({ assets: [asset('TIE-0001', { status: 'active', decommission_reason: null, decommissioned_at: null, authorized_by: null })] });
+
+      assert.equal((await assetRows())[0].status, 'active');
     });
 
     it('upserts by id: a second import updates the records without duplicating them', async () => {
@@ -124,7 +142,7 @@ describe('RecordImportService', () => {
         vessels: [vessel('ISD-001', { name: 'Executor', crew: 280000 })],
       });
 
-      assert.deepEqual(summary, { assets: 2, vessels: 1 });
+      assert.deepEqual(summary, { recordsRead: 3, assets: { inserted: 1, updated: 1 }, vessels: { inserted: 0, updated: 1 } });
       assert.deepEqual(
         (await assetRows()).map((row) => [row.asset_id, row.former_pilot]),
         [
@@ -187,11 +205,20 @@ describe('RecordImportService', () => {
       assert.equal(await sut.isEmpty(), true);
     });
 
-    it('refuses a missing required field', async () => {
-      const withoutCommander: Record<string, unknown> = vessel('ISD-001');
-      delete withoutCommander.commander;
+    it('says "is required" for a missing field of any type, not a type error', async () => {
+      const fields = ['id', 'name', 'class', 'length', 'crew', 'commander', 'sector', 'status'] as const;
+      const vessels = fields.map((field, index) => {
+        const record: Record<string, unknown> = vessel(`ISD-00${index}`);
+        delete record[field];
+        return record;
+      });
+      const withoutId: Record<string, unknown> = asset('TIE-0001');
+      delete withoutId.asset_id;
 
-      await assert.rejects(sut.import({ vessels: [withoutCommander] }), rejectedWith(/^vessels\[0\](\.|: )commander is required$/));
+      await assert.rejects(
+        sut.import({ assets: [withoutId], vessels }),
+        rejectedWith(/^assets\[0\]\.asset_id is required$/, ...fields.map((field, index) => new RegExp(`^vessels\\[${index}\\]\\.${field} is required$`))),
+      );
     });
 
     it('refuses duplicate ids within the file, pointing at the first occurrence', async () => {
@@ -202,7 +229,7 @@ describe('RecordImportService', () => {
 
       await assert.rejects(
         sut.import(file),
-        rejectedWith(/^assets\[2\]\.asset_id: TIE-0001 repeats assets\[0\]$/, /^vessels\[1\]\.id: ISD-001 repeats vessels\[0\]$/),
+        rejectedWith(/^assets\[2\]\.asset_id TIE-0001 repeats assets\[0\]$/, /^vessels\[1\]\.id ISD-001 repeats vessels\[0\]$/),
       );
       assert.equal(await sut.isEmpty(), true);
     });
@@ -302,19 +329,14 @@ describe('RecordImportService', () => {
   });
 
   describe('progress', () => {
-    it('reports progress every 10,000 rows and at the end of each list', async () => {
-      const vessels = Array.from({ length: 25_000 }, (_, index) => vessel(`SD-${String(index).padStart(5, '0')}`));
-      const reports: unknown[] = [];
+    it('reports the records read every 1,000 records', async () => {
+      const vessels = Array.from({ length: 2_500 }, (_, index) => vessel(`SD-${String(index).padStart(5, '0')}`));
+      const reports: number[] = [];
 
-      await sut.import({ assets: [asset('TIE-0001')], vessels }, (progress) => reports.push(progress));
+      await sut.import({ assets: [asset('TIE-0001')], vessels }, (recordsRead) => reports.push(recordsRead));
 
-      assert.deepEqual(reports, [
-        { list: 'assets', written: 1, total: 1 },
-        { list: 'vessels', written: 10_000, total: 25_000 },
-        { list: 'vessels', written: 20_000, total: 25_000 },
-        { list: 'vessels', written: 25_000, total: 25_000 },
-      ]);
-      assert.equal((await vesselRows()).length, 25_000);
+      assert.deepEqual(reports, [1_000, 2_000]);
+      assert.equal((await vesselRows()).length, 2_500);
     });
 
     it('lists at most 50 problems and counts the rest', async () => {
@@ -322,7 +344,8 @@ describe('RecordImportService', () => {
 
       await assert.rejects(sut.import({ vessels }), (error: unknown) => {
         assert.ok(error instanceof ImportRejectedError);
-        assert.equal(error.problems.length, 60);
+        assert.equal(error.problems.length, 50);
+        assert.equal(error.problemCount, 60);
         assert.match(error.message, /\.\.\. and 10 more$/);
         assert.equal(error.message.split('\n').length, 1 + 50 + 1);
         return true;

@@ -8,6 +8,8 @@ export const SCRIPTS = {
   server: join(__dirname, '..', '..', 'src', 'main.js'),
   token: join(__dirname, '..', '..', 'src', 'cli', 'token.js'),
   import: join(__dirname, '..', '..', 'src', 'cli', 'import.js'),
+  export: join(__dirname, '..', '..', 'src', 'cli', 'export.js'),
+  auditExport: join(__dirname, '..', '..', 'src', 'cli', 'audit-export.js'),
   migrate: join(__dirname, '..', '..', 'src', 'cli', 'migrate.js'),
   auditVerify: join(__dirname, '..', '..', 'src', 'cli', 'audit-verify.js'),
 };
@@ -23,9 +25,14 @@ function environment(env: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, NODE_ENV: 'test', ...env };
 }
 
-export function runScript(script: string, args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<RunResult> {
+export function runScript(
+  script: string,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; timeout?: number },
+): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [script, ...args], { cwd: options.cwd, env: environment(options.env ?? {}), timeout: 30_000 }, (error, stdout, stderr) => {
+    const { cwd, env = {}, timeout = 30_000 } = options;
+    execFile(process.execPath, [script, ...args], { cwd, env: environment(env), timeout, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });

@@ -2,6 +2,11 @@ import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { IsDefined, IsInt, IsString, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 
+/** Absent or null reads "is required", before any check of the value's type or form. */
+export function IsRequired(): PropertyDecorator {
+  return IsDefined({ message: '$property is required' });
+}
+
 /**
  * A required text field that must carry something besides white space, and nothing either engine
  * would store differently from what was sent: no control characters (NUL, tab and newline included)
@@ -9,7 +14,7 @@ import { IsDefined, IsInt, IsString, Matches, Max, MaxLength, Min, ValidateBy } 
  */
 export function IsNonBlankString(maxLength: number): PropertyDecorator {
   return applyDecorators(
-    IsDefined({ message: '$property is required' }),
+    IsRequired(),
     IsString(),
     Matches(/\S/, { message: '$property must not be blank' }),
     Matches(/^[^\p{Cc}\p{Cs}]*$/u, { message: '$property must not contain control characters or unpaired surrogates' }),

@@ -1,10 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsIn, IsISO8601, IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
-import { IsAssetId, IsIntInRange, IsNonBlankString, IsVesselId } from '../../common';
+import { IsIn, IsISO8601, IsOptional, IsString, Matches, ValidateBy, ValidateIf } from 'class-validator';
+import { IsAssetId, IsIntInRange, IsNonBlankString, IsRequired, IsVesselId } from '../../common';
 import { ASSET_STATUSES, type AssetStatus, SECTORS, type Sector } from '../../database';
 
 /** A calendar date-time with its offset, e.g. 2026-03-01T12:00:00Z: never read in the importer's own time zone. */
-const TIMESTAMP_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+export const TIMESTAMP_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 function IsUtcTimestamp(): PropertyDecorator {
   return applyDecorators(
@@ -16,7 +16,25 @@ function IsUtcTimestamp(): PropertyDecorator {
 
 const isDecommissioned = (asset: ImportAssetDto) => asset.status === 'decommissioned';
 
+/**
+ * A decommission detail (listed last, below the field's other checks, so that it is checked first): required with status decommissioned, and refused without it rather than
+ * dropped, so a file that says when an asset was decommissioned but not that it was is not half-read.
+ */
+function IsDecommissionDetail(): PropertyDecorator {
+  return applyDecorators(
+    ValidateIf((asset: ImportAssetDto, value: unknown) => isDecommissioned(asset) || (value !== undefined && value !== null)),
+    ValidateBy({
+      name: 'isDecommissionDetail',
+      validator: {
+        validate: (_value, args) => isDecommissioned(args?.object as ImportAssetDto),
+        defaultMessage: () => '$property is only allowed with status "decommissioned"',
+      },
+    }),
+  );
+}
+
 export class ImportAssetDto {
+  @IsRequired()
   @IsAssetId()
   asset_id!: string;
 
@@ -30,20 +48,22 @@ export class ImportAssetDto {
   @IsIn(ASSET_STATUSES)
   status?: AssetStatus;
 
-  @ValidateIf(isDecommissioned)
   @IsNonBlankString(500)
+  @IsDecommissionDetail()
   decommission_reason?: string;
 
-  @ValidateIf(isDecommissioned)
+  @IsRequired()
   @IsUtcTimestamp()
+  @IsDecommissionDetail()
   decommissioned_at?: string;
 
-  @ValidateIf(isDecommissioned)
   @IsNonBlankString(100)
+  @IsDecommissionDetail()
   authorized_by?: string;
 }
 
 export class ImportVesselDto {
+  @IsRequired()
   @IsVesselId()
   id!: string;
 
@@ -53,15 +73,18 @@ export class ImportVesselDto {
   @IsNonBlankString(100)
   class!: string;
 
+  @IsRequired()
   @Matches(/^[0-9]+(\.[0-9]+)? meters$/, { message: 'length must be a number followed by " meters", e.g. "1600 meters"' })
   length!: string;
 
+  @IsRequired()
   @IsIntInRange(0, 10_000_000)
   crew!: number;
 
   @IsNonBlankString(100)
   commander!: string;
 
+  @IsRequired()
   @IsIn(SECTORS)
   sector!: Sector;
 

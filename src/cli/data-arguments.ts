@@ -1,0 +1,139 @@
+import { parseArgs } from 'node:util';
+import { FORMATS, type FileLayout, formatOfFileName, isRecordKind, RECORD_KINDS, type RecordFormat, TIMESTAMP_WITH_OFFSET } from '../import';
+
+export class UsageError extends Error {}
+
+const LAYOUT_OPTIONS = `  --format <json|ndjson|csv>   the file's format; by default its extension says (.json, .ndjson or .jsonl, .csv)
+  --kind <asset|vessel>        CSV only: the kind of record the file holds, one kind a file
+  -h, --help                   this text`;
+
+export const IMPORT_USAGE = `usage: npm run db:import -- <file> [--format json|ndjson|csv] [--kind asset|vessel]
+
+Loads records into the configured database (DATABASE_URL): all or nothing, upserting by id.
+
+${LAYOUT_OPTIONS}`;
+
+export const EXPORT_USAGE = `usage: npm run db:export -- <file> [--format json|ndjson|csv] [--kind asset|vessel]
+
+Writes the configured database's records (not the audit trail) in a format db:import reads.
+
+${LAYOUT_OPTIONS}`;
+
+export const AUDIT_EXPORT_USAGE = `usage: npm run audit:export -- [--since <time> | --after-id <id>] [--output <file>]
+
+Writes the audit trail as NDJSON, one event a line in chain (id) order, each with prev_hash and hash.
+
+  --since <time>      from the first event at or after this ISO 8601 time (with Z or an offset) on
+  --after-id <id>     from the event after this id on (the last id a previous export wrote)
+  --output <file>     write to this file instead of stdout
+  -h, --help          this text`;
+
+type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+/** Explicitly typed where it is used, so that the compiler knows it does not return. */
+type Fail = (problem: string) => never;
+
+/** Options of the form --name value, checked one by one so that every bad value is named. */
+function parseOptions(command: string, args: string[], options: Options) {
+  const fail: Fail = (problem) => {
+    throw new UsageError(`${problem}. Run npm run ${command} -- --help for the options`);
+  };
+  const { values, positionals } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true });
+  const unknown = Object.keys(values).find((name) => name !== 'help' && !(name in options));
+  if (unknown !== undefined) {
+    fail(`Unknown option ${unknown.length === 1 ? '-' : '--'}${unknown}`);
+  }
+  const text = (name: string): string | undefined => {
+    const value = values[name];
+    if (value !== undefined && (typeof value !== 'string' || value === '')) {
+      fail(`--${name} needs a value`);
+    }
+    return value;
+  };
+  return { help: values.help === true, positionals, text, fail };
+}
+
+const LAYOUT_OPTION_TYPES: Options = { format: { type: 'string' }, kind: { type: 'string' } };
+
+export interface FileArguments {
+  file: string;
+  layout: FileLayout;
+}
+
+/** `<file> [--format] [--kind]` of db:import and db:export. */
+export function parseFileArguments(command: 'db:import' | 'db:export', args: string[]): FileArguments | { help: true } {
+  const { help, positionals, text, fail: failWith } = parseOptions(command, args, LAYOUT_OPTION_TYPES);
+  const fail: Fail = failWith;
+  if (help) {
+    return { help: true };
+  }
+  const [file, ...extra] = positionals;
+  if (file === undefined) {
+    fail('A file is required');
+  }
+  if (extra.length > 0) {
+    fail(`Unexpected argument "${extra[0]}"`);
+  }
+  const formatOption = text('format');
+  if (formatOption !== undefined && !FORMATS.includes(formatOption as RecordFormat)) {
+    fail(`--format must be ${FORMATS.join(', ')}, not "${formatOption}"`);
+  }
+  const format = (formatOption as RecordFormat | undefined) ?? formatOfFileName(file);
+  if (format === undefined) {
+    fail(`The extension of ${file} names no format: add --format ${FORMATS.join('|')}`);
+  }
+  const kind = text('kind');
+  if (format !== 'csv') {
+    if (kind !== undefined) {
+      fail(`--kind is for CSV files: a ${format} file holds every kind of record`);
+    }
+    return { file, layout: { format } };
+  }
+  if (kind === undefined) {
+    fail(`A CSV file holds one kind of record: add --kind ${RECORD_KINDS.join(' or ')}`);
+  }
+  if (!isRecordKind(kind)) {
+    fail(`--kind must be ${RECORD_KINDS.join(' or ')}, not "${kind}"`);
+  }
+  return { file, layout: { format, kind } };
+}
+
+export interface AuditExportArguments {
+  /** Events with a greater id are written. */
+  from: { afterId: number } | { since: string };
+  output?: string;
+}
+
+export function parseAuditExportArguments(args: string[]): AuditExportArguments | { help: true } {
+  const { help, positionals, text, fail: failWith } = parseOptions('audit:export', args, {
+    since: { type: 'string' },
+    'after-id': { type: 'string' },
+    output: { type: 'string' },
+  });
+  const fail: Fail = failWith;
+  if (help) {
+    return { help: true };
+  }
+  if (positionals.length > 0) {
+    fail(`Unexpected argument "${positionals[0]}"`);
+  }
+  const since = text('since');
+  const afterId = text('after-id');
+  const output = text('output');
+  if (since !== undefined && afterId !== undefined) {
+    fail('Give --since or --after-id, not both');
+  }
+  if (afterId !== undefined) {
+    if (!/^(0|[1-9][0-9]{0,14})$/.test(afterId)) {
+      fail(`--after-id must be a whole number, 0 or more, not "${afterId}"`);
+    }
+    return { from: { afterId: Number(afterId) }, output };
+  }
+  if (since !== undefined) {
+    const time = new Date(since);
+    if (!TIMESTAMP_WITH_OFFSET.test(since) || Number.isNaN(time.getTime())) {
+      fail(`--since must be an ISO 8601 time with Z or an offset, e.g. 2026-11-22T06:00:00Z, not "${since}"`);
+    }
+    return { from: { since: time.toISOString() }, output };
+  }
+  return { from: { afterId: 0 }, output };
+}
