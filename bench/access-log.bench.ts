@@ -7,7 +7,7 @@ import { createDatabase } from '../src/database';
 import { AppLogger, Metrics, RequestObserver } from '../src/observability';
 
 /*
- * What observing one request costs the service: its access line (Nest's console logger in JSON mode,
+ * What observing one request costs the service: its access line (AppLogger in JSON mode,
  * written to /dev/null as a log file would be written), its request metrics, and both through the
  * RequestObserver as Express would call it. Rounds alternate, and the minimum is the figure least
  * disturbed by other work on a shared machine.
@@ -44,7 +44,7 @@ function main(): void {
     response.emit('close');
   };
   const candidates = [
-    { label: 'access line (AppLogger: ConsoleLogger, JSON)', work: () => logger.log('request completed', FIELDS) },
+    { label: 'access line (AppLogger, JSON)', work: () => logger.log('request completed', FIELDS) },
     { label: 'request metrics (counter + histogram)', work: () => metrics.requestObserved({ method: 'GET', route: FIELDS.route, status: 200, seconds: 0.0146 }) },
     { label: 'RequestObserver: both, per request', work: observeOne },
   ];

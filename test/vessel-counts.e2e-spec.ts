@@ -123,6 +123,8 @@ describeEachDatabase('vessel counts and data version kept by triggers', (engine)
       transformResult: async ({ result }) => result,
     };
     const capturing = new FleetRepository(db.withPlugin(capture));
+    // The repository compiles its state read when it is made: only the page queries below are wanted.
+    captured.length = 0;
     await capturing.findPage(undefined, 11, { after: 'BULK-04000' });
     await capturing.findPage('Core Worlds', 11, { after: 'BULK-04000' });
     const [unfiltered, bySector] = captured;

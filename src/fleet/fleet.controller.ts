@@ -37,6 +37,11 @@ export class FleetController {
       res.status(HttpStatus.NOT_MODIFIED).end();
       return;
     }
-    res.type('json').send(await listing.body());
+    const body = await listing.body();
+    // Ready JSON whose freshness is settled above: res.send would look up the type, copy the body into
+    // a Buffer to measure it and check freshness again.
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.end(body);
   }
 }

@@ -32,12 +32,24 @@ describe('AppLogger', () => {
     });
   });
 
+  it('writes flat fields (the access line) as the general path writes them, framework fields winning', () => {
+    const logger = new AppLogger({ level: 'info', json: true });
+    const fields = { request_id: 'r-1', status: 200, duration_ms: 1.25, actor: undefined, level: 'x', pid: 0 };
+    logger.log('request completed', fields, 'HTTP');
+    // A second object of params takes ConsoleLogger's general path, which merges them.
+    logger.log('request completed', fields, {}, 'HTTP');
+    const [fast, general] = written.map(({ text }) => text.replace(/"time":"[^"]+"/, ''));
+    assert.equal(fast, general);
+    assert.equal(parsed()[0].level, 'info');
+  });
+
   it('keeps the levels up to LOG_LEVEL and drops the rest', () => {
     const logger = new AppLogger({ level: 'warn', json: true });
     logger.fatal('f');
     logger.error('e');
     logger.warn('w');
     logger.log('i');
+    logger.log('i', { status: 200 }, 'HTTP');
     logger.debug('d');
     logger.verbose('t');
     assert.deepEqual(parsed().map(({ level }) => level), ['fatal', 'error', 'warn']);

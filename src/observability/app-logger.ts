@@ -11,6 +11,26 @@ const NEST_LEVELS: Record<LogLevelName, LogLevel> = {
   trace: 'verbose',
 };
 const LEVEL_NAMES = Object.fromEntries(Object.entries(NEST_LEVELS).map(([name, nest]) => [nest, name])) as Record<LogLevel, LogLevelName>;
+/** The keys ConsoleLogger's own fields take: a caller's field of the same name is dropped, as ConsoleLogger drops it. */
+const FRAMEWORK_KEYS = new Set(['level', 'pid', 'timestamp', 'message', 'context']);
+/** Longer strings take ConsoleLogger's path, which truncates a record past a million characters. */
+const FLAT_STRING_LIMIT = 1_000;
+
+type FlatFields = Record<string, string | number | boolean | undefined>;
+
+/** Fields JSON.stringify writes as they are, briefly and without fail: no object, no long string. */
+function isFlat(fields: unknown): fields is FlatFields {
+  if (typeof fields !== 'object' || fields === null || Object.getPrototypeOf(fields) !== Object.prototype) {
+    return false;
+  }
+  for (const value of Object.values(fields)) {
+    const kind = typeof value;
+    if (!(kind === 'number' || kind === 'boolean' || kind === 'undefined' || (kind === 'string' && (value as string).length <= FLAT_STRING_LIMIT))) {
+      return false;
+    }
+  }
+  return true;
+}
 
 export interface AppLoggerOptions {
   level: LogLevelName;
@@ -29,6 +49,8 @@ export function wantsJsonLogs(production: boolean, stream: { isTTY?: boolean } =
  * It writes synchronously (to files, terminals and pipes), so the lines logged just before `process.exit` are not lost.
  */
 export class AppLogger extends ConsoleLogger {
+  private readonly json: boolean;
+
   constructor({ level, json }: AppLoggerOptions) {
     super({
       json,
@@ -36,6 +58,33 @@ export class AppLogger extends ConsoleLogger {
       flattenParams: true,
       logLevels: LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(level) + 1).map((name) => NEST_LEVELS[name]),
     });
+    this.json = json;
+  }
+
+  /**
+   * `log(message, flatFields, context)`, the access line's shape, is written here with one JSON.stringify:
+   * the same line as printAsJson's, at about half the cost per request of ConsoleLogger's general path
+   * (argument parsing, then a stringify guarded against cycles and huge values that flat fields cannot have).
+   */
+  override log(message: unknown, ...optionalParams: unknown[]): void {
+    const [fields, context, ...rest] = optionalParams;
+    if (this.json && typeof message === 'string' && typeof context === 'string' && context !== '' && rest.length === 0 && isFlat(fields)) {
+      if (this.isLevelEnabled('log')) {
+        this.writeFlatLine(message, fields, context);
+      }
+      return;
+    }
+    super.log(message, ...optionalParams);
+  }
+
+  private writeFlatLine(msg: string, fields: FlatFields, context: string): void {
+    const line: Record<string, unknown> = { time: new Date().toISOString(), level: LEVEL_NAMES.log, msg, pid: process.pid, context };
+    for (const key in fields) {
+      if (!FRAMEWORK_KEYS.has(key)) {
+        line[key] = fields[key];
+      }
+    }
+    process.stdout.write(`${JSON.stringify(line)}\n`);
   }
 
   protected override printAsJson(message: unknown, options: Parameters<ConsoleLogger['printAsJson']>[1]): void {

@@ -121,4 +121,18 @@ describe('createValidationPipe', () => {
     assert.equal(result.page, undefined, 'page stays unsent, so a route can tell; pageNumber() gives 1');
     assert.equal(result.status, 'active');
   });
+
+  it('gives a query seen before the same frozen DTO, and validates every other query, refusing an invalid one each time', async () => {
+    const pipe = createValidationPipe();
+    const query: ArgumentMetadata = { type: 'query', metatype: ListAssetsQueryDto, data: undefined };
+    const first: unknown = await pipe.transform({ limit: '5' }, query);
+    assert.equal(await pipe.transform({ limit: '5' }, query), first);
+    assert.ok(Object.isFrozen(first));
+    const other: unknown = await pipe.transform({ limit: '6' }, query);
+    assert.ok(other instanceof ListAssetsQueryDto);
+    assert.equal(other.limit, 6);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await assert.rejects(pipe.transform({ limit: '0' }, query), failsWith('limit must not be less than 1'));
+    }
+  });
 });

@@ -1,7 +1,11 @@
-import { type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
+import { type ArgumentMetadata, type Type, ValidationPipe } from '@nestjs/common';
+import { LruCache } from '../cache/lru-cache';
 import { ValidationFailedError } from '../errors/api-error';
 import { describeUnsafeShape } from '../validation/input-shape';
 import { describeValidationErrors } from '../validation/validation-errors';
+
+/** Valid queries kept per DTO class: a few hundred bytes each. */
+const VALID_QUERIES_KEPT = 1_000;
 
 /**
  * Nest's ValidationPipe, after two checks on the raw input that class-transformer must never see: a
@@ -9,6 +13,8 @@ import { describeValidationErrors } from '../validation/validation-errors';
  * a key. Nest's pipe would silently strip `__proto__`, and its whitelist lets `constructor` through.
  */
 class InputValidationPipe extends ValidationPipe {
+  private readonly validQueries = new Map<Type, LruCache<string, object>>();
+
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
       throw new ValidationFailedError('The request body must be a JSON object');
@@ -17,7 +23,32 @@ class InputValidationPipe extends ValidationPipe {
     if (problem) {
       throw new ValidationFailedError(problem);
     }
+    if (metadata.type === 'query' && !metadata.data && metadata.metatype !== undefined && this.toValidate(metadata)) {
+      return this.transformQuery(value, metadata.metatype, metadata);
+    }
     return super.transform(value, metadata);
+  }
+
+  /**
+   * A whole query as a DTO. Transforming and validating it is a pure function of the DTO class and the
+   * parsed query (strings and arrays of strings, so its JSON names it exactly), and costs more than the
+   * rest of a listing's work: a query seen before gets the same DTO again, frozen, since requests share
+   * it. Every new query is validated; an invalid one is never kept, so it is refused every time.
+   */
+  private async transformQuery(value: unknown, metatype: Type, metadata: ArgumentMetadata): Promise<unknown> {
+    let valid = this.validQueries.get(metatype);
+    if (valid === undefined) {
+      valid = new LruCache(VALID_QUERIES_KEPT);
+      this.validQueries.set(metatype, valid);
+    }
+    const key = JSON.stringify(value);
+    const known = valid.get(key);
+    if (known !== undefined) {
+      return known;
+    }
+    const dto = Object.freeze(await super.transform(value, metadata)) as object;
+    valid.set(key, dto);
+    return dto;
   }
 }
 
