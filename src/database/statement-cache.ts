@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { LruCache } from '../common';
 
 /** Enough for every query the service builds; an import's many batch shapes cycle through without growing it. */
 export const STATEMENT_CACHE_SIZE = 200;
@@ -12,25 +13,25 @@ export const STATEMENT_CACHE_SIZE = 200;
  * none may outlive it (see README, Node 24).
  */
 export class StatementCachingDatabase implements SqliteDatabase {
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements: LruCache<string, Statement>;
 
   constructor(
     private readonly database: Database,
-    private readonly capacity = STATEMENT_CACHE_SIZE,
-  ) {}
+    capacity = STATEMENT_CACHE_SIZE,
+  ) {
+    this.statements = new LruCache(capacity);
+  }
 
   prepare(sql: string): SqliteStatement {
     const cached = this.statements.get(sql);
     if (cached?.busy) {
       return this.database.prepare(sql);
     }
-    // Re-inserting moves the statement to the newest end of the map's order.
-    this.statements.delete(sql);
-    const statement = cached ?? this.database.prepare(sql);
-    this.statements.set(sql, statement);
-    if (this.statements.size > this.capacity) {
-      this.statements.delete(this.statements.keys().next().value as string);
+    if (cached) {
+      return cached;
     }
+    const statement = this.database.prepare(sql);
+    this.statements.set(sql, statement);
     return statement;
   }
 

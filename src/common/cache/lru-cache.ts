@@ -22,6 +22,10 @@ export class LruCache<Key, Value> {
     }
   }
 
+  clear(): void {
+    this.entries.clear();
+  }
+
   get size(): number {
     return this.entries.size;
   }
