@@ -2,17 +2,39 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { withParameters } from './queries';
+import { precompile } from './queries';
 
-describe('withParameters', () => {
-  it('runs a query compiled once with other values, and refuses a different number of them', async () => {
-    const database = new BetterSqlite3(':memory:');
-    database.exec("create table t (id integer primary key, name text); insert into t values (1, 'one'), (2, 'two')");
-    const db = new Kysely<{ t: { id: number; name: string } }>({ dialect: new SqliteDialect({ database }) });
-    const byId = db.selectFrom('t').select('name').where('id', '=', 0).compile();
-    assert.deepEqual((await db.executeQuery(withParameters(byId, [2]))).rows, [{ name: 'two' }]);
-    assert.deepEqual((await db.executeQuery(withParameters(byId, [1]))).rows, [{ name: 'one' }]);
-    assert.throws(() => withParameters(byId, [1, 2]), /takes 1 parameters, not 2/);
+interface Tables {
+  t: { id: number; name: string; kind: string };
+}
+
+function database(): Kysely<Tables> {
+  const sqlite = new BetterSqlite3(':memory:');
+  sqlite.exec("create table t (id integer primary key, name text, kind text); insert into t values (1, 'one', 'odd'), (2, 'two', 'even')");
+  return new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+describe('precompile', () => {
+  it('compiles the query once and runs it with the values of each call, the query’s own constants kept', async () => {
+    const db = database();
+    const rename = precompile(({ id, name }: { id: number; name: string }) =>
+      db.updateTable('t').set({ name, kind: 'renamed' }).where('id', '=', id).where('kind', '!=', 'renamed').returning(['id', 'name', 'kind']),
+    );
+    const built = db.updateTable('t').set({ name: 'x', kind: 'renamed' }).where('id', '=', 2).where('kind', '!=', 'renamed').returning(['id', 'name', 'kind']).compile();
+    assert.equal(rename({ id: 2, name: 'x' }).sql, built.sql);
+    assert.deepEqual(rename({ id: 2, name: 'x' }).parameters, built.parameters);
+    assert.deepEqual((await db.executeQuery(rename({ id: 2, name: 'deux' }))).rows, [{ id: 2, name: 'deux', kind: 'renamed' }]);
+    assert.deepEqual((await db.executeQuery(rename({ id: 2, name: 'zwei' }))).rows, []);
+    assert.deepEqual((await db.executeQuery(rename({ id: 1, name: 'un' }))).rows, [{ id: 1, name: 'un', kind: 'renamed' }]);
+    await db.destroy();
+  });
+
+  it('refuses a value that the query does not take as a parameter', async () => {
+    const db = database();
+    assert.throws(
+      () => precompile(({ name, byName }: { name: string; byName: boolean }) => db.selectFrom('t').select('id').where(byName ? 'name' : 'kind', '=', name)),
+      /does not take byName as a parameter/,
+    );
     await db.destroy();
   });
 });

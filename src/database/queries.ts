@@ -1,4 +1,4 @@
-import type { CompiledQuery, Insertable, Kysely, SelectQueryBuilder } from 'kysely';
+import type { Compilable, CompiledQuery, Insertable, Kysely, SelectQueryBuilder } from 'kysely';
 import type { DB } from './database.types';
 
 export interface Page<Row> {
@@ -53,16 +53,44 @@ export async function* readInKeyOrder<T extends keyof DB>(
   }
 }
 
+/** Stands for a named value while a query is built, so its place among the compiled parameters can be found. */
+class Placeholder {
+  constructor(readonly name: string) {}
+}
+
 /**
- * A query compiled once, with other values in its parameters: building and compiling it in Kysely
- * costs more per request than SQLite's run of a short statement. The values replace those it was
- * compiled with, as many and in the same order.
+ * Builds and compiles the query once, with a placeholder for each value `build` reads, and returns what
+ * gives the compiled query with the values of a call in their places: building and compiling in Kysely
+ * costs more per request than SQLite's run of a short statement. The SQL is the one `build` makes, so
+ * `build` must use each value it reads as a parameter only, never to decide the query's shape.
  */
-export function withParameters<Row>(compiled: CompiledQuery<Row>, parameters: readonly unknown[]): CompiledQuery<Row> {
-  if (parameters.length !== compiled.parameters.length) {
-    throw new Error(`the query takes ${compiled.parameters.length} parameters, not ${parameters.length}`);
+export function precompile<Values extends object, Row>(build: (values: Values) => Compilable<Row>): (values: Values) => CompiledQuery<Row> {
+  const placeholders = new Map<string, Placeholder>();
+  const reading = new Proxy({} as Values, {
+    // A spread or rest of the values would see none of them and build a different query.
+    ownKeys: () => {
+      throw new Error('precompile: read each value by its name');
+    },
+    get: (_target, name) => {
+      if (typeof name !== 'string') {
+        return undefined;
+      }
+      const placeholder = placeholders.get(name) ?? new Placeholder(name);
+      placeholders.set(name, placeholder);
+      return placeholder;
+    },
+  });
+  const compiled = build(reading).compile();
+  const parameters = compiled.parameters.map((parameter) => (parameter instanceof Placeholder ? parameter.name : { constant: parameter }));
+  for (const name of placeholders.keys()) {
+    if (!parameters.includes(name)) {
+      throw new Error(`the query does not take ${name} as a parameter`);
+    }
   }
-  return { ...compiled, parameters };
+  return (values) => ({
+    ...compiled,
+    parameters: parameters.map((parameter) => (typeof parameter === 'string' ? values[parameter as keyof Values] : parameter.constant)),
+  });
 }
 
 export async function countRows(db: Kysely<DB>, table: keyof DB): Promise<number> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { ALL_SECTORS, countRows, type DB, readInKeyOrder, type Sector, upsertRows, type UpsertCounts, type VesselRow, withParameters } from '../database';
+import { ALL_SECTORS, countRows, type DB, precompile, readInKeyOrder, type Sector, upsertRows, type UpsertCounts, type VesselRow } from '../database';
 
 /** What the API shows of a vessel, in the order it shows it. */
 export const VESSEL_COLUMNS = ['id', 'name', 'class', 'length', 'crew', 'commander', 'sector', 'status'] as const;
@@ -17,20 +17,20 @@ export interface FleetState {
 
 @Injectable()
 export class FleetRepository {
-  /** The data version and the count, both primary-key reads in one statement: no COUNT(*). Its one parameter is the sector. */
+  /** The data version and the count, both primary-key reads in one statement: no COUNT(*). Run on every listing request, so compiled once. */
   private readonly stateQuery;
 
   constructor(private readonly db: Kysely<DB>) {
-    this.stateQuery = db
-      .selectFrom('vessel_data_version')
-      .leftJoin('vessel_counts', (join) => join.on('vessel_counts.sector', '=', ALL_SECTORS))
-      .select((eb) => ['vessel_data_version.version', eb.fn.coalesce('vessel_counts.vessel_count', eb.lit(0)).as('total')])
-      .compile();
+    this.stateQuery = precompile(({ sector }: { sector: string }) =>
+      db
+        .selectFrom('vessel_data_version')
+        .leftJoin('vessel_counts', (join) => join.on('vessel_counts.sector', '=', sector))
+        .select((eb) => ['vessel_data_version.version', eb.fn.coalesce('vessel_counts.vessel_count', eb.lit(0)).as('total')]),
+    );
   }
 
-  /** Run on every listing request, so compiled once: see withParameters. */
   async readState(sector: Sector | undefined): Promise<FleetState> {
-    const [state] = (await this.db.executeQuery(withParameters(this.stateQuery, [sector ?? ALL_SECTORS]))).rows;
+    const [state] = (await this.db.executeQuery(this.stateQuery({ sector: sector ?? ALL_SECTORS }))).rows;
     if (state === undefined) {
       throw new Error('vessel_data_version has no row');
     }
