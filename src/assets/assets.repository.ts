@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely, type NotNull } from 'kysely';
-import { type AssetRow, type AssetStatus, countRows, type DB, readInKeyOrder, type NewAsset, selectPage, upsertRows, type UpsertCounts } from '../database';
+import { type AssetRow, type AssetStatus, countRows, type DB, readInKeyOrder, type NewAsset, precompile, selectPage, upsertRows, type UpsertCounts } from '../database';
 
 /** What the API shows of an asset record, in the order it shows it. */
 export const ASSET_COLUMNS = [
@@ -31,7 +31,25 @@ export interface DecommissionRecord {
 
 @Injectable()
 export class AssetsRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /** One conditional UPDATE, so of two racing decommissions exactly one sees the row. Compiled once. */
+  private readonly decommissionQuery;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.decommissionQuery = precompile((values: DecommissionRecord & { assetId: string }) =>
+      db
+        .updateTable('assets')
+        .set({
+          decommission_reason: values.decommission_reason,
+          decommissioned_at: values.decommissioned_at,
+          authorized_by: values.authorized_by,
+          status: 'decommissioned',
+        })
+        .where('asset_id', '=', values.assetId)
+        .where('status', '=', 'active')
+        .returning(DECOMMISSIONED_ASSET_COLUMNS)
+        .$narrowType<{ [K in keyof DecommissionRecord]: NotNull }>(),
+    );
+  }
 
   findById(assetId: string) {
     return this.db.selectFrom('assets').select(ASSET_COLUMNS).where('asset_id', '=', assetId).executeTakeFirst();
@@ -42,16 +60,9 @@ export class AssetsRepository {
     return selectPage(assets, (query) => query.select(ASSET_COLUMNS).orderBy('asset_id'), { limit, offset });
   }
 
-  /** One conditional UPDATE, so of two racing decommissions exactly one sees the row. */
-  decommission(assetId: string, record: DecommissionRecord, executor: Kysely<DB> = this.db) {
-    return executor
-      .updateTable('assets')
-      .set({ ...record, status: 'decommissioned' })
-      .where('asset_id', '=', assetId)
-      .where('status', '=', 'active')
-      .returning(DECOMMISSIONED_ASSET_COLUMNS)
-      .$narrowType<{ [K in keyof DecommissionRecord]: NotNull }>()
-      .executeTakeFirst();
+  async decommission(assetId: string, record: DecommissionRecord, executor: Kysely<DB> = this.db) {
+    const { rows } = await executor.executeQuery(this.decommissionQuery({ ...record, assetId }));
+    return rows[0];
   }
 
   /** Every record in id order, a batch at a time, for the export. */

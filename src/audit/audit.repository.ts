@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely, type Transaction } from 'kysely';
-import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, selectPage } from '../database';
+import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, precompile, selectPage } from '../database';
 import { HASHED_FIELDS, nextEvent, type UnchainedEvent } from './audit-chain';
 
 /** What the API shows of an event, in the order it shows it: the hashed fields, then the hash. */
@@ -11,27 +11,46 @@ export interface AuditEventFilter {
   assetId?: string;
 }
 
-@Injectable()
-export class AuditRepository {
-  constructor(private readonly db: Kysely<DB>) {}
-
-  /** Adds the event at the end of the chain, inside the caller's transaction. */
-  async append(fields: UnchainedEvent, trx: Transaction<DB>): Promise<void> {
+/** The appends' three statements, compiled once: every decommission and every denial runs them. */
+function appendQueries(db: Kysely<DB>) {
+  return {
     // Updating the head first takes its lock (a row lock on PostgreSQL, the write lock on SQLite):
     // every other append, from any connection or instance, waits here until this one commits.
-    const head = await trx
+    takeHead: db
       .updateTable('audit_chain_head')
       .set((eb) => ({ event_count: eb('event_count', '+', 1) }))
       .where('id', '=', 1)
       .returningAll()
-      .executeTakeFirstOrThrow();
+      .compile(),
+    insertEvent: precompile((event: AuditEventRow) =>
+      db.insertInto('audit_events').values(Object.fromEntries(AUDIT_EVENT_COLUMNS.map((column) => [column, event[column]])) as AuditEventRow),
+    ),
+    moveHead: precompile((event: AuditEventRow) =>
+      db
+        .updateTable('audit_chain_head')
+        .set({ last_event_id: event.id, last_hash: event.hash, last_occurred_at: event.occurred_at })
+        .where('id', '=', 1),
+    ),
+  };
+}
+
+@Injectable()
+export class AuditRepository {
+  private readonly appending;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.appending = appendQueries(db);
+  }
+
+  /** Adds the event at the end of the chain, inside the caller's transaction. */
+  async append(fields: UnchainedEvent, trx: Transaction<DB>): Promise<void> {
+    const [head] = (await trx.executeQuery(this.appending.takeHead)).rows;
+    if (head === undefined) {
+      throw new Error('audit_chain_head has no row');
+    }
     const event = nextEvent(head, fields, new Date());
-    await trx.insertInto('audit_events').values(event).execute();
-    await trx
-      .updateTable('audit_chain_head')
-      .set({ last_event_id: event.id, last_hash: event.hash, last_occurred_at: event.occurred_at })
-      .where('id', '=', 1)
-      .execute();
+    await trx.executeQuery(this.appending.insertEvent(event));
+    await trx.executeQuery(this.appending.moveHead(event));
   }
 
   findChainHead(): Promise<AuditChainHead | undefined> {
