@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './database.types';
 
 export type TransactionWork<T> = (trx: Transaction<DB>) => Promise<T>;
@@ -10,7 +10,12 @@ interface Waiting {
 
 /** Bounds how long one group holds SQLite's write lock, which other processes on the file wait for. */
 export const MAX_GROUP_SIZE = 64;
-const SAVEPOINT = 'work';
+/** Each transaction's savepoint, as raw statements: Kysely's savepoint API builds and compiles them anew each time. */
+const SAVEPOINT = {
+  set: CompiledQuery.raw('savepoint work'),
+  rollBackTo: CompiledQuery.raw('rollback to work'),
+  release: CompiledQuery.raw('release work'),
+};
 
 /**
  * Group commit, for SQLite. With synchronous=FULL the sync of each commit costs more than the
@@ -49,15 +54,15 @@ export class CommitGroup {
       const trx = await this.db.startTransaction().execute();
       try {
         for (const { work } of group) {
-          const point = await trx.savepoint(SAVEPOINT).execute();
+          await trx.executeQuery(SAVEPOINT.set);
           let outcome: { value: unknown } | { error: unknown };
           try {
-            outcome = { value: await work(point) };
+            outcome = { value: await work(trx) };
           } catch (error) {
             outcome = { error };
-            await point.rollbackToSavepoint(SAVEPOINT).execute();
+            await trx.executeQuery(SAVEPOINT.rollBackTo);
           }
-          await point.releaseSavepoint(SAVEPOINT).execute();
+          await trx.executeQuery(SAVEPOINT.release);
           outcomes.push(outcome);
         }
         await trx.commit().execute();
