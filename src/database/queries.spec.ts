@@ -37,4 +37,10 @@ describe('precompile', () => {
     );
     await db.destroy();
   });
+
+  it('refuses a spread of the values, which would see none of them', async () => {
+    const db = database();
+    assert.throws(() => precompile((values: { name: string; kind: string }) => db.updateTable('t').set({ ...values })), /read each value by its name/);
+    await db.destroy();
+  });
 });
