@@ -62,7 +62,7 @@ export class AssetsRepository {
 
   async decommission(assetId: string, record: DecommissionRecord, executor: Kysely<DB> = this.db) {
     const { rows } = await executor.executeQuery(this.decommissionQuery({ ...record, assetId }));
-    return rows[0];
+    return rows.at(0);
   }
 
   /** Every record in id order, a batch at a time, for the export. */

@@ -4,5 +4,5 @@ export { TransactionRunner } from './transaction-runner';
 export { createDatabase, describeLocation, isDatabaseUnavailable, poolUsage, type PoolUsage } from './create-database';
 export { assertMigrated, DatabaseNotMigratedError, migrateToLatest } from './migrate';
 export * from './database.types';
-export { countRows, readInKeyOrder, selectPage, precompile, upsertRows } from './queries';
+export { countRows, precompile, readInKeyOrder, selectPage, upsertRows } from './queries';
 export type { Page, UpsertCounts } from './queries';
