@@ -216,16 +216,24 @@ describeEachDatabase('npm run db:import', (engine) => {
   });
 });
 
-/** The records every format must carry across unchanged: commas, quotes and non-ASCII text, a decommissioned asset, every sector. */
+/**
+ * The records every format must carry across unchanged: commas, quotes and non-ASCII text, a decommissioned
+ * asset, every sector, and text a spreadsheet would open as a formula (with the quote CSV puts before it, or one already there).
+ */
 const MOVED_RECORDS = {
   assets: [
     asset('TIE-0001'),
     asset('CSV-0001', { former_pilot: 'TK-1, "Lucky"', asset_type: 'équipement ☄' }),
+    asset('CSV-0002', { former_pilot: '=HYPERLINK("http://example.org","TK-2")', asset_type: "'=already quoted" }),
     { ...DECOMMISSIONED_ASSET, decommission_reason: 'Lost at Hoth, with "all hands"' },
+    { ...DECOMMISSIONED_ASSET, asset_id: 'OLD-0002', decommission_reason: '@SUM(1+1)', authorized_by: '-General Veers' },
   ],
-  vessels: ['Outer Rim', 'Mid Rim', 'Inner Rim', 'Core Worlds'].map((sector, index) =>
-    vesselRecord(`SD-${index}`, { sector: sector as VesselRow['sector'], name: `Vessel "${index}", the ${sector}`, crew: index * 1000, length: `${1600 + index}.5 meters` }),
-  ),
+  vessels: [
+    ...['Outer Rim', 'Mid Rim', 'Inner Rim', 'Core Worlds'].map((sector, index) =>
+      vesselRecord(`SD-${index}`, { sector: sector as VesselRow['sector'], name: `Vessel "${index}", the ${sector}`, crew: index * 1000, length: `${1600 + index}.5 meters` }),
+    ),
+    vesselRecord('SD-9', { name: '=1+1', class: '+Class', commander: "''@twice quoted" }),
+  ],
 };
 
 const enginePairs: [TestEngine, TestEngine][] =
@@ -261,6 +269,9 @@ for (const [from, to] of enginePairs) {
           const exported = await source.run(SCRIPTS.export, [file, ...kind]);
           assert.equal(exported.code, 0, exported.stderr);
           assert.match(exported.stdout, new RegExp(`^Exported .* to ${file.replace('.', '\\.')} \\(${format}\\)`));
+          if (format === 'csv') {
+            assert.doesNotMatch(source.read(file), /(^|,)"?[=+\-@\t\r]/m, 'no cell opens as a formula in a spreadsheet');
+          }
           target.file(file, source.read(file));
           const imported = await target.run(SCRIPTS.import, [file, ...kind]);
           assert.equal(imported.code, 0, imported.stderr);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
+import { waitUntil } from './support/wait';
 
 const SECRET = 'lifecycle-test-secret-of-at-least-32-chars';
 
@@ -32,13 +33,7 @@ async function requestInFlight(url: string, method: string, path: string, body: 
   };
 }
 
-async function waitFor(output: () => string, text: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!output().includes(text)) {
-    assert.ok(Date.now() < deadline, `"${text}" never appeared in:\n${output()}`);
-    await sleep(50);
-  }
-}
+const waitFor = (output: () => string, text: string) => waitUntil(() => output().includes(text), () => `"${text}" never appeared in:\n${output()}`);
 
 const exitOf = (server: RunningServer) => once(server.child, 'exit') as Promise<[number | null, string | null]>;
 

@@ -1,7 +1,5 @@
-import { parseArgs } from 'node:util';
 import { FORMATS, type FileLayout, formatOfFileName, isRecordKind, RECORD_KINDS, type RecordFormat, TIMESTAMP_WITH_OFFSET } from '../import';
-
-export class UsageError extends Error {}
+import { type Fail, type Options, parseOptions } from './command-options';
 
 const LAYOUT_OPTIONS = `  --format <json|ndjson|csv>   the file's format; by default its extension says (.json, .ndjson or .jsonl, .csv)
   --kind <asset|vessel>        CSV only: the kind of record the file holds, one kind a file
@@ -27,30 +25,6 @@ Writes the audit trail as NDJSON, one event a line in chain (id) order, each wit
   --after-id <id>     from the event after this id on (the last id a previous export wrote)
   --output <file>     write to this file instead of stdout
   -h, --help          this text`;
-
-type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
-/** Explicitly typed where it is used, so that the compiler knows it does not return. */
-type Fail = (problem: string) => never;
-
-/** Options of the form --name value, checked one by one so that every bad value is named. */
-function parseOptions(command: string, args: string[], options: Options) {
-  const fail: Fail = (problem) => {
-    throw new UsageError(`${problem}. Run npm run ${command} -- --help for the options`);
-  };
-  const { values, positionals } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true });
-  const unknown = Object.keys(values).find((name) => name !== 'help' && !(name in options));
-  if (unknown !== undefined) {
-    fail(`Unknown option ${unknown.length === 1 ? '-' : '--'}${unknown}`);
-  }
-  const text = (name: string): string | undefined => {
-    const value = values[name];
-    if (value !== undefined && (typeof value !== 'string' || value === '')) {
-      fail(`--${name} needs a value`);
-    }
-    return value;
-  };
-  return { help: values.help === true, positionals, text, fail };
-}
 
 const LAYOUT_OPTION_TYPES: Options = { format: { type: 'string' }, kind: { type: 'string' } };
 

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseTokenArguments, TokenUsageError } from './token-arguments';
+import { UsageError } from './command-options';
+import { parseTokenArguments } from './token-arguments';
 
 function refuses(args: string[], expected: RegExp) {
   assert.throws(
     () => parseTokenArguments(args),
-    (error: unknown) => error instanceof TokenUsageError && expected.test(error.message) && error.message.includes('--help'),
+    (error: unknown) => error instanceof UsageError && expected.test(error.message) && error.message.includes('--help'),
   );
 }
 

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { type Fail, type Options, parseOptions } from './command-options';
 
 export const TOKEN_USAGE = `usage: npm run token -- --sub <officer> --clearance <0-10> [options]
 
@@ -19,41 +19,21 @@ export interface TokenArguments {
   privateKey?: string;
 }
 
-export class TokenUsageError extends Error {}
-
-const OPTIONS = {
+const OPTIONS: Options = {
   sub: { type: 'string' },
   clearance: { type: 'string' },
   ttl: { type: 'string' },
   kid: { type: 'string' },
   'private-key': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+};
 
-function fail(problem: string): never {
-  throw new TokenUsageError(`${problem}. Run npm run token -- --help for the options`);
-}
-
-/**
- * Lenient parsing, checked here option by option: the strict parser calls `--clearance -1` ambiguous
- * and says nothing useful about values. `help: true` asks for the usage text.
- */
+/** `help: true` asks for the usage text. */
 export function parseTokenArguments(args: string[]): TokenArguments | { help: true } {
-  const { values, positionals } = parseArgs({ args, options: OPTIONS, strict: false, allowPositionals: true });
-  const unknown = Object.keys(values).find((name) => !(name in OPTIONS));
-  if (unknown !== undefined) {
-    fail(`Unknown option ${unknown.length === 1 ? '-' : '--'}${unknown}`);
-  }
-  if (values.help === true) {
+  const { help, positionals, text, fail: failWith } = parseOptions('token', args, OPTIONS);
+  const fail: Fail = failWith;
+  if (help) {
     return { help: true };
   }
-  const text = (name: keyof typeof OPTIONS): string | undefined => {
-    const value = values[name];
-    if (value !== undefined && (typeof value !== 'string' || value === '')) {
-      fail(`--${name} needs a value`);
-    }
-    return value;
-  };
   const sub = text('sub');
   const clearance = text('clearance');
   if (positionals.length > 0) {

@@ -17,8 +17,15 @@ export interface LoadOptions {
   timeoutMs: number;
 }
 
-/** Workers that keep sending requests, each waiting for its answer, until stopped; stop() gives every outcome. */
-export function startLoad({ url, bearer, next, workers = 8, timeoutMs }: LoadOptions): { stop: () => Promise<Outcome[]> } {
+export interface Load {
+  /** The outcomes so far. */
+  outcomes: () => readonly Outcome[];
+  /** Stops sending, waits for the requests under way, and gives every outcome. */
+  stop: () => Promise<Outcome[]>;
+}
+
+/** Workers that keep sending requests, each waiting for its answer, until stopped. */
+export function startLoad({ url, bearer, next, workers = 8, timeoutMs }: LoadOptions): Load {
   const outcomes: Outcome[] = [];
   let running = true;
   const work = async (worker: number) => {
@@ -42,6 +49,7 @@ export function startLoad({ url, bearer, next, workers = 8, timeoutMs }: LoadOpt
   };
   const all = Array.from({ length: workers }, (_, worker) => work(worker));
   return {
+    outcomes: () => outcomes,
     stop: async () => {
       running = false;
       await Promise.all(all);

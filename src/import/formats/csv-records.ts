@@ -2,13 +2,14 @@ import type { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { KIND_DETAILS, type RecordKind } from '../record-kinds';
 import { type SourceItem, UnreadableFileError } from './record-source';
+import { restoreFormula } from './spreadsheet-formulas';
 
 const WHOLE_NUMBER = /^-?[0-9]+$/;
 
 /**
  * Reads records of one kind, one a row, under a header row of field names. An empty cell is an
  * absent field; an integer field's cell becomes a number when it is a whole number (otherwise it
- * stays text, for the record check to refuse).
+ * stays text, for the record check to refuse). The quote the export puts before a formula is taken off.
  */
 export async function* readCsvRecords(input: Readable, name: string, kind: RecordKind): AsyncGenerator<SourceItem> {
   const { fields, integerFields } = KIND_DETAILS[kind];
@@ -37,7 +38,7 @@ export async function* readCsvRecords(input: Readable, name: string, kind: Recor
       }
       const value: Record<string, unknown> = {};
       header.forEach((column, index) => {
-        const cell = record[index];
+        const cell = restoreFormula(record[index]);
         if (cell !== '') {
           value[column] = integerFields.includes(column) && WHOLE_NUMBER.test(cell) ? Number(cell) : cell;
         }

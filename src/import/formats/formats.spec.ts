@@ -132,4 +132,19 @@ describe('writeRecords', () => {
     const values = (await collect(readRecords(Readable.from([vessels]), 'f', { format: 'csv', kind: 'vessel' }))).map((item) => ('kind' in item ? item.value : item));
     assert.deepEqual(values, [vessel, { ...vessel, id: 'ISD-002' }]);
   });
+
+  it('writes no CSV cell that a spreadsheet opens as a formula, and reads every such value back unchanged', async () => {
+    const names = ['=1+1', '+SUM(A1)', '-2', '@cmd', '\tTab', '\rReturn', '\uFF1D1', "'=quoted", "''@twice", "'plain", 'Avenger = 1', ''];
+    const rows = () => Readable.from([names.map((name, index) => ({ ...vessel, id: `ISD-${index}`, name, crew: index === 0 ? -1 : index }))]);
+    const csv = await text(writeRecords({ format: 'csv', kind: 'vessel' }, rows));
+
+    const cells = csv.split('\n').slice(1, -1).map((line) => line.split(',')[1]);
+    assert.deepEqual(cells, ["'=1+1", "'+SUM(A1)", "'-2", "'@cmd", "'\tTab", '"\'\rReturn"', "'\uFF1D1", "''=quoted", "'''@twice", "'plain", 'Avenger = 1', '']);
+    assert.equal(csv.split('\n')[1].split(',')[4], '-1', 'a number is not text, and stays as it is');
+    const values = (await collect(readRecords(Readable.from([csv]), 'f', { format: 'csv', kind: 'vessel' }))).map((item) => ('kind' in item ? item.value : item));
+    assert.deepEqual(
+      values.map((value) => (value as { name?: string }).name),
+      names.map((name) => (name === '' ? undefined : name)),
+    );
+  });
 });

@@ -1,5 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import { KIND_DETAILS, type RecordKind } from '../record-kinds';
+import { neutraliseFormula } from './spreadsheet-formulas';
 
 /** The records of each kind, a batch at a time, in the order files carry them. */
 export type RowsOfKind = (kind: RecordKind) => AsyncIterable<Record<string, unknown>[]>;
@@ -31,11 +32,11 @@ export async function* writeNdjson(kinds: readonly RecordKind[], rowsOf: RowsOfK
   }
 }
 
-/** A header row of the kind's fields, then one row a record; null is an empty cell. */
+/** A header row of the kind's fields, then one row a record; null is an empty cell, and no text cell opens as a formula. */
 export async function* writeCsv(kind: RecordKind, rowsOf: RowsOfKind): AsyncGenerator<string> {
   const columns = [...KIND_DETAILS[kind].fields];
   yield stringify([columns]);
   for await (const batch of rowsOf(kind)) {
-    yield stringify(batch, { columns });
+    yield stringify(batch, { columns, cast: { string: neutraliseFormula } });
   }
 }
