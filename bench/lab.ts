@@ -47,8 +47,9 @@ export class Lab {
   ) {}
 
   async start(label: string, serverOptions: Omit<ServerOptions, 'cwd' | 'cpu'>, databaseUrl?: string, vessels = BASE_VESSELS): Promise<Target> {
-    const profile = this.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${this.profileDir}`, `--cpu-prof-name=${label.replace(/[^\w.-]+/g, '-')}.cpuprofile`] : [];
-    const server = await startServer({ ...serverOptions, cwd: this.dir, cpu: SERVER_CPU, nodeOptions: profile });
+    const name = label.replace(/[^\w.-]+/g, '-');
+    const profile = this.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${this.profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+    const server = await startServer({ ...serverOptions, cwd: this.dir, cpu: SERVER_CPU, nodeOptions: profile, outputFile: join(this.dir, `${name}.log`) });
     this.servers.push(server);
     const target = { label, server, vessels, databaseUrl, nextAsset: 0 };
     this.targets.push(target);

@@ -1,19 +1,20 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { UnauthenticatedError } from '../common';
+import { routeMetadata, UnauthenticatedError } from '../common';
 import { CLEARANCE_REQUIREMENT, ClearanceRequirement, clearanceDenial } from './auth.decorators';
 
 /** Runs after AuthenticationGuard on routes marked with @RequiresClearance; a refusal is a denial, recorded where it is answered. */
 @Injectable()
 export class ClearanceGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  private readonly requirementOf: (context: ExecutionContext) => ClearanceRequirement | undefined;
+
+  constructor(reflector: Reflector) {
+    this.requirementOf = routeMetadata<ClearanceRequirement>(reflector, CLEARANCE_REQUIREMENT);
+  }
 
   canActivate(context: ExecutionContext): boolean {
-    const requirement = this.reflector.getAllAndOverride<ClearanceRequirement | undefined>(CLEARANCE_REQUIREMENT, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const requirement = this.requirementOf(context);
     if (!requirement) {
       return true;
     }

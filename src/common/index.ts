@@ -5,7 +5,9 @@ export { ApiExceptionFilter } from './http/api-exception.filter';
 export { assignRequestId, fixedHeaders, headersSetBy, serveApiAlias, REQUEST_ID_HEADER } from './http/request-context';
 export { repairPathEncoding } from './http/path-encoding';
 export { MethodNotAllowedModule } from './http/method-not-allowed';
-export { BodyErrorModule, deferBodyErrors, refuseNonJsonBodies } from './http/body-errors';
+export { BodyErrorModule, readJsonBodies } from './http/body-errors';
+export { inOneLayer } from './http/one-layer';
+export { routeMetadata } from './http/route-metadata';
 export { createValidationPipe } from './http/validation.pipe';
 export { describeValidationErrors } from './validation/validation-errors';
 export {

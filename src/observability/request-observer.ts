@@ -18,8 +18,9 @@ export class RequestObserver {
 
   readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
-    // 'close' comes after 'finish', and alone when the client leaves before the answer is sent.
-    res.once('close', () => this.observe(req, res, Number(process.hrtime.bigint() - started) / 1e9));
+    // 'close' comes after 'finish', and alone when the client leaves before the answer is sent. It comes
+    // once, so `on` does: `once` would wrap the listener in two more objects on every request.
+    res.on('close', () => this.observe(req, res, Number(process.hrtime.bigint() - started) / 1e9));
     next();
   };
 

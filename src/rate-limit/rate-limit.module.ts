@@ -5,9 +5,10 @@ import { RATE_LIMITED_MESSAGE } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { DenialLimiter, MINUTE_MS } from './denial-limiter';
 import { RedisCounterStorage } from './redis-counter-storage';
+import { RequestLimitGuard } from './request-limit.guard';
 
 /**
- * Per-client limits: every request counts against a generous limit (the global ThrottlerGuard, which
+ * Per-client limits: every request counts against a generous limit (the global RequestLimitGuard, which
  * runs before the token is checked), and refusals against a much tighter one (DenialLimiter, used by
  * the audit trail). The client is `req.ip`, under TRUST_PROXY.
  */
@@ -17,13 +18,12 @@ import { RedisCounterStorage } from './redis-counter-storage';
       inject: [APP_CONFIG],
       useFactory: ({ rateLimit }: AppConfig) => ({
         throttlers: [{ name: 'default', ttl: MINUTE_MS, limit: rateLimit.requestsPerMinute }],
-        skipIf: () => !rateLimit.enabled,
         errorMessage: RATE_LIMITED_MESSAGE,
         storage: rateLimit.redisUrl ? new RedisCounterStorage(rateLimit.redisUrl) : undefined,
       }),
     }),
   ],
-  providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }, DenialLimiter],
+  providers: [ThrottlerGuard, { provide: APP_GUARD, useClass: RequestLimitGuard }, DenialLimiter],
   exports: [DenialLimiter],
 })
 export class RateLimitModule {}

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -64,6 +65,11 @@ export interface ServerOptions {
   cpu?: number;
   /** Options for node itself, before the script: a benchmark's `--cpu-prof`. */
   nodeOptions?: string[];
+  /**
+   * A file for the server's stdout and stderr instead of a pipe read into this process: a benchmark's
+   * servers log a line per request, which its driver would otherwise read and keep on the client's CPU.
+   */
+  outputFile?: string;
 }
 
 /** Starts the compiled server as a real process and waits until it answers. */
@@ -72,13 +78,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const node = [process.execPath, ...(options.nodeOptions ?? []), options.script ?? SCRIPTS.server];
   // taskset execs node, so the child's pid is the server's and signals reach it.
   const [command, ...args] = options.cpu === undefined ? node : ['taskset', '-c', String(options.cpu), ...node];
+  const outputFd = options.outputFile === undefined ? undefined : openSync(options.outputFile, 'w');
   const child: ChildProcess = spawn(command, args, {
     cwd: options.cwd,
     env: environment({ PORT: String(port), ...options.env }),
+    stdio: outputFd === undefined ? 'pipe' : ['pipe', outputFd, outputFd],
   });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  if (outputFd !== undefined) {
+    closeSync(outputFd);
+  }
+  let piped = '';
+  child.stdout?.on('data', (chunk: Buffer) => (piped += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (piped += chunk.toString()));
+  const output = () => (options.outputFile === undefined ? piped : readFileSync(options.outputFile, 'utf8'));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -90,11 +102,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
-      throw new Error(`server exited with ${child.exitCode}:\n${output}`);
+      throw new Error(`server exited with ${child.exitCode}:\n${output()}`);
     }
     try {
       if ((await fetch(`${url}/health/live`)).ok) {
-        return { url, child, output: () => output, stop };
+        return { url, child, output, stop };
       }
     } catch {
       // not listening yet
@@ -102,7 +114,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await stop();
-  throw new Error(`server did not answer within 30 s:\n${output}`);
+  throw new Error(`server did not answer within 30 s:\n${output()}`);
 }
 
 /** Starts several servers side by side; if one fails to start, the others are stopped before it throws. */

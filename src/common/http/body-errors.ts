@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, HttpException, Injectable, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import type { NextFunction, Request, Response } from 'express';
+import { json, type NextFunction, type Request, type Response } from 'express';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../errors/api-error';
 
 /** The only media type a request body may have; the JSON parser reads nothing else. */
@@ -33,31 +33,45 @@ function toApiError(error: BodyParserError): Error {
   }
 }
 
-/**
- * Express error middleware right after the body parser. It holds the failure back instead of answering,
- * so that a bad token or clearance is reported before a bad body, as the contract orders the checks.
- */
-export function deferBodyErrors(error: BodyParserError, req: Request, _res: Response, next: NextFunction): void {
-  req.body = undefined;
-  req.bodyError = toApiError(error);
-  next();
+/** A body length, zero included, or a transfer encoding: when the JSON parser reads a body (type-is's hasBody). */
+function announcesBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+}
+
+/** A body of at least one byte. */
+function carriesBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
 }
 
 /**
- * A body that is not JSON would otherwise reach the handler as no body at all, so valid JSON sent as
- * text/plain would look like an empty request. Held back like the parser's own errors.
+ * Reads a JSON body of at most `limit` into req.body, in one middleware that a request without a body
+ * passes straight through. A failure to read the body is held back on the request instead of answered,
+ * so that a bad token or clearance is reported before a bad body, as the contract orders the checks. A
+ * body that is not JSON would otherwise reach the handler as no body at all (valid JSON sent as
+ * text/plain would look like an empty request): it is held back the same way.
  */
-export function refuseNonJsonBodies(req: Request, _res: Response, next: NextFunction): void {
-  const carriesBody = req.get('transfer-encoding') !== undefined || Number(req.get('content-length')) > 0;
-  if (!req.bodyError && carriesBody && !req.is(JSON_MEDIA_TYPE)) {
-    req.body = undefined;
-    req.bodyError = new UnsupportedMediaTypeError(`Request body must be ${JSON_MEDIA_TYPE}`);
-  }
-  next();
+export function readJsonBodies(limit: string): (req: Request, res: Response, next: NextFunction) => void {
+  const parse = json({ limit, strict: false });
+  return (req, res, next) => {
+    if (!announcesBody(req)) {
+      next();
+      return;
+    }
+    parse(req, res, (error?: unknown) => {
+      if (error) {
+        req.body = undefined;
+        req.bodyError = toApiError(error as BodyParserError);
+      } else if (carriesBody(req) && !req.is(JSON_MEDIA_TYPE)) {
+        req.body = undefined;
+        req.bodyError = new UnsupportedMediaTypeError(`Request body must be ${JSON_MEDIA_TYPE}`);
+      }
+      next();
+    });
+  };
 }
 
 /**
- * Raises the body failure held back by deferBodyErrors, once the token and clearance are checked. A guard
+ * Raises the body failure held back by readJsonBodies, once the token and clearance are checked. A guard
  * rather than an interceptor: with no interceptor at all, Nest runs no RxJS chain for any request.
  */
 @Injectable()
