@@ -160,6 +160,14 @@ describe('TokenService', () => {
       await rejects(sut, signHs256({ ...validClaims(), exp: nowInSeconds() - 60 }), 'TOKEN_EXPIRED');
     });
 
+    it('once its exp has passed, even after it was accepted while valid', async (t) => {
+      const strict = tokenServiceFor({ JWT_CLOCK_TOLERANCE_SECONDS: '0' });
+      const token = signHs256({ ...validClaims(), exp: nowInSeconds() + 60 });
+      assert.deepEqual(await strict.verify(token), { id: 'officer-7', clearance: 7 });
+      t.mock.timers.enable({ apis: ['Date'], now: Date.now() + 61_000 });
+      await rejects(strict, token, 'TOKEN_EXPIRED');
+    });
+
     it('with no clock tolerance at all when JWT_CLOCK_TOLERANCE_SECONDS=0', async () => {
       const strict = tokenServiceFor({ JWT_CLOCK_TOLERANCE_SECONDS: '0' });
       await rejects(strict, signHs256({ ...validClaims(), exp: nowInSeconds() - 2 }), 'TOKEN_EXPIRED');

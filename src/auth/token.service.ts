@@ -48,6 +48,14 @@ function protectedHeader(token: string): Record<string, unknown> {
 
 type Verifier = (token: string) => Record<string, unknown>;
 
+/**
+ * Tokens whose signature and claims were checked, remembered (by a hash of the token) until the first of
+ * their exp and ten minutes: an officer's client sends the same token on every request, and checking
+ * it again costs more than the hash. Expiry and nbf are still applied to a remembered token; a failure
+ * is never remembered, and a key that leaves the configuration or the JWKS takes its verifier with it.
+ */
+const VERIFIED_TOKENS_REMEMBERED = 1000;
+
 /** Checks tokens against the configured keys and the rules of RFC 8725; issues tokens for the token command and tests. */
 export class TokenService {
   private readonly localKeys: Map<string | undefined, TokenKey>;
@@ -139,6 +147,7 @@ export class TokenService {
         allowedIss: this.config.issuer,
         allowedAud: this.config.audience,
         clockTolerance: this.config.clockToleranceSeconds * 1000,
+        cache: VERIFIED_TOKENS_REMEMBERED,
       }) as Verifier;
       this.verifiers.set(key, verify);
     }
