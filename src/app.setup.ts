@@ -1,7 +1,7 @@
-import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import type { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import helmet from 'helmet';
-import { assignRequestId, fixedHeaders, headersSetBy, inOneLayer, readJsonBodies, repairPathEncoding, serveApiAlias } from './common';
+import { assignRequestId, ExpressObjectsAdapter, fixedHeaders, headersSetBy, inOneLayer, readJsonBodies, repairPathEncoding, serveApiAlias } from './common';
 import { APP_CONFIG, type AppConfig } from './config';
 import { RequestObserver } from './observability';
 import { setupSwagger } from './swagger';
@@ -43,7 +43,7 @@ export function createHttpAdapter(): ExpressAdapter {
   const instance = express();
   instance.set('case sensitive routing', true);
   instance.set('strict routing', true);
-  return new ExpressAdapter(instance);
+  return new ExpressObjectsAdapter(instance);
 }
 
 /**

@@ -7,6 +7,7 @@ export { repairPathEncoding } from './http/path-encoding';
 export { MethodNotAllowedModule } from './http/method-not-allowed';
 export { BodyErrorModule, readJsonBodies } from './http/body-errors';
 export { inOneLayer } from './http/one-layer';
+export { ExpressObjectsAdapter } from './http/express-objects';
 export { routeMetadata } from './http/route-metadata';
 export { createValidationPipe } from './http/validation.pipe';
 export { describeValidationErrors } from './validation/validation-errors';
