@@ -1,7 +1,11 @@
 export { DatabaseModule } from './database.module';
 export { DatabaseHealth } from './database-health';
 export { TransactionRunner } from './transaction-runner';
-export { createDatabase, describeLocation, isDatabaseUnavailable, poolUsage, type PoolUsage } from './create-database';
+export { createDatabase, describeLocation } from './create-database';
+export { isDatabaseUnavailable } from './database-errors';
+export { currentSchema } from './engine';
+export { openSqlite } from './sqlite';
+export { poolUsage, type PoolUsage } from './postgres';
 export { assertMigrated, DatabaseNotMigratedError, migrateToLatest } from './migrate';
 export * from './database.types';
 export { countRows, precompile, readInKeyOrder, selectPage, upsertRows } from './queries';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { CommitGroup, type TransactionWork } from './commit-group';
-import { groupsCommits } from './create-database';
+import { groupsCommits } from './engine';
 import type { DB } from './database.types';
 
 /** Lets a service make several repositories' writes commit or fail together. */
