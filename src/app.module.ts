@@ -3,7 +3,7 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AssetsModule } from './assets';
 import { AuditModule } from './audit';
 import { AuthModule } from './auth';
-import { ApiExceptionFilter, BodyErrorModule, createValidationPipe, MethodNotAllowedModule } from './common';
+import { ApiExceptionFilter, BodyErrorModule, createValidationPipe, MethodNotAllowedModule } from './http';
 import { type AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database';
 import { FleetModule } from './fleet';

@@ -1,12 +1,12 @@
 import type { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import helmet from 'helmet';
-import { assignRequestId, ExpressObjectsAdapter, fixedHeaders, headersSetBy, inOneLayer, readJsonBodies, repairPathEncoding, serveApiAlias } from './common';
-import { APP_CONFIG, type AppConfig } from './config';
-import { RequestObserver } from './observability';
+import { assignRequestId, ExpressObjectsAdapter, fixedHeaders, headersSetBy, inOneLayer, readJsonBodies, repairPathEncoding, serveApiAlias } from '../http';
+import { APP_CONFIG, type AppConfig } from '../config';
+import { RequestObserver } from '../observability';
 import { setupSwagger } from './swagger';
 
-export const BODY_LIMIT = '16kb';
+const BODY_LIMIT = '16kb';
 
 /** How long a client may take, so that slow or idle clients cannot pin sockets. */
 export const SERVER_TIMEOUTS = {

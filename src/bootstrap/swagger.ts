@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { PUBLIC_OPERATION_EXTENSION } from './auth';
-import { ErrorResponseDto, RATE_LIMITED_MESSAGE } from './common';
+import { PUBLIC_OPERATION_EXTENSION } from '../auth';
+import { ErrorResponseDto, RATE_LIMITED_MESSAGE } from '../common';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const ERROR_BODY = { $ref: '#/components/schemas/ErrorResponseDto' };

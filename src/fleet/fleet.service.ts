@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { LruCache, pageNumber, pageOffset, strongEntityTag } from '../common';
+import { LruCache, pageNumber, pageOffset } from '../common';
+import { strongEntityTag } from '../http';
 import type { ListVesselsQueryDto, VesselListResponseDto, VesselPageDto } from './dto/vessel.dto';
 import { FleetRepository, type PageStart } from './fleet.repository';
 

@@ -4,7 +4,7 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../auth';
 import { ApiErrorResponse, ServiceUnavailableError } from '../common';
 import { DatabaseHealth } from '../database';
-import { ShutdownState } from './graceful-shutdown';
+import { ShutdownState } from '../bootstrap';
 
 const UP = { status: 'success' } as const;
 const DATABASE_UNREACHABLE = 'The database is unreachable';

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ConnectionDrain } from './connection-drain';
-import { ShutdownState } from './graceful-shutdown';
+import { ShutdownModule } from '../bootstrap';
 import { HealthController } from './health.controller';
 
-@Module({ controllers: [HealthController], providers: [ConnectionDrain, ShutdownState] })
+@Module({ imports: [ShutdownModule], controllers: [HealthController] })
 export class HealthModule {}

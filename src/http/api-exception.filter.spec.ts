@@ -3,9 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BadRequestException, GatewayTimeoutException, HttpException, Logger, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
-import { RateLimitedError, ResourceNotFoundError, UnauthenticatedError } from '../errors/api-error';
-import type { Denial } from '../errors/denial';
-import type { DenialRecorder } from '../errors/denial-recorder';
+import { RateLimitedError, ResourceNotFoundError, UnauthenticatedError, type Denial, type DenialRecorder } from '../common';
 import type { RequestOrigin } from './request-origin';
 import { ApiExceptionFilter } from './api-exception.filter';
 

@@ -1,9 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, NotFoundException, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { ErrorResponseDto } from '../dto/error-response.dto';
-import { ApiError, ServiceUnavailableError } from '../errors/api-error';
-import { DENIAL_RECORDER, type DenialRecorder } from '../errors/denial-recorder';
-import { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../errors/unavailability';
+import { type ErrorResponseDto, ApiError, ServiceUnavailableError, DENIAL_RECORDER, type DenialRecorder, UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../common';
 import { requestOrigin } from './request-origin';
 
 /** Codes for errors Nest or Express raise themselves (unknown route, bad URI encoding). */

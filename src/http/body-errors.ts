@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, HttpException, Injectable, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { json, type NextFunction, type Request, type Response } from 'express';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../errors/api-error';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../common';
 
 /** The only media type a request body may have; the JSON parser reads nothing else. */
 export const JSON_MEDIA_TYPE = 'application/json';

@@ -2,7 +2,7 @@ import { All, Controller, createParamDecorator, type DynamicModule, type Executi
 import { METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { MethodNotAllowedError } from '../errors/api-error';
+import { MethodNotAllowedError } from '../common';
 
 type ModuleRef = Type | DynamicModule;
 

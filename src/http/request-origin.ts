@@ -1,17 +1,11 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import type { RequestOrigin as Origin } from '../common';
 
-/** Where a request came from, as the audit trail records it. */
-export interface RequestOrigin {
-  requestId: string;
-  ip: string | null;
-  method: string;
-  path: string;
-  /** The asset the path names (the `asset_id` parameter), if any. */
-  assetId: string | null;
-}
+/** Where a request came from, as the audit trail records it (the same type as common's). */
+export type RequestOrigin = Origin;
 
-export function requestOrigin(req: Request): RequestOrigin {
+export function requestOrigin(req: Request): Origin {
   const assetId: unknown = req.params?.asset_id;
   return {
     requestId: req.requestId,

@@ -1,8 +1,5 @@
 import { type ArgumentMetadata, type Type, ValidationPipe } from '@nestjs/common';
-import { LruCache } from '../cache/lru-cache';
-import { ValidationFailedError } from '../errors/api-error';
-import { describeUnsafeShape } from '../validation/input-shape';
-import { describeValidationErrors } from '../validation/validation-errors';
+import { LruCache, ValidationFailedError, describeUnsafeShape, describeValidationErrors } from '../common';
 
 /** Valid queries kept per DTO class: a few hundred bytes each. */
 const VALID_QUERIES_KEPT = 1_000;
