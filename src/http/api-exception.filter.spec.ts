@@ -2,8 +2,10 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BadRequestException, GatewayTimeoutException, HttpException, Logger, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
-import { RateLimitedError, ResourceNotFoundError, UnauthenticatedError, type Denial, type DenialRecorder } from '../common';
+import { Test } from '@nestjs/testing';
+import { RateLimitedError, ResourceNotFoundError, UnauthenticatedError, type Denial, DENIAL_RECORDER, type DenialRecorder, UNAVAILABILITY_CHECK } from '../common';
 import type { RequestOrigin } from './request-origin';
 import { ApiExceptionFilter } from './api-exception.filter';
 
@@ -28,11 +30,15 @@ function captureResponse(request: object = {}) {
   return { host: new ExecutionContextHost([request, response]), sent };
 }
 
+/** A recorder that records nothing, for failures that are not denials. */
+const NO_DENIALS: DenialRecorder = { recordDenial: () => Promise.reject(new Error('not a denial')) };
+const NEVER_UNAVAILABLE = () => false;
+
 describe('ApiExceptionFilter', () => {
   const unavailable = (error: unknown) => error instanceof Error && error.message === 'db down';
 
   it('sends an ApiError as the spec body with its status and headers', async () => {
-    const sut = new ApiExceptionFilter();
+    const sut = new ApiExceptionFilter(NEVER_UNAVAILABLE, NO_DENIALS);
     const { host, sent } = captureResponse();
     await sut.catch(new UnauthenticatedError('A bearer token is required'), host);
     assert.equal(sent.status, 401);
@@ -41,14 +47,14 @@ describe('ApiExceptionFilter', () => {
   });
 
   it('gives an unknown route NOT_FOUND without echoing the path', async () => {
-    const sut = new ApiExceptionFilter();
+    const sut = new ApiExceptionFilter(NEVER_UNAVAILABLE, NO_DENIALS);
     const { host, sent } = captureResponse();
     await sut.catch(new NotFoundException('Cannot GET /secret/path'), host);
     assert.deepEqual(sent.body, { status: 'error', message: 'Route not found', error_code: 'NOT_FOUND' });
   });
 
   it("maps Nest's own 4xx exceptions to a stable code by status", async () => {
-    const sut = new ApiExceptionFilter();
+    const sut = new ApiExceptionFilter(NEVER_UNAVAILABLE, NO_DENIALS);
     const { host, sent } = captureResponse();
     await sut.catch(new BadRequestException('bad'), host);
     assert.equal(sent.status, 400);
@@ -59,13 +65,13 @@ describe('ApiExceptionFilter', () => {
     const logged = t.mock.method(Logger.prototype, 'error', () => undefined);
     const failure = new Error('disk on fire');
     const { host } = captureResponse({ requestId: 'req-500' });
-    await new ApiExceptionFilter().catch(failure, host);
+    await new ApiExceptionFilter(NEVER_UNAVAILABLE, NO_DENIALS).catch(failure, host);
     assert.equal(logged.mock.callCount(), 1);
     assert.deepEqual(logged.mock.calls[0].arguments, [failure, { request_id: 'req-500' }]);
   });
 
   it('answers an unexpected error with a generic 500 that reveals nothing of it', async () => {
-    const sut = new ApiExceptionFilter(unavailable);
+    const sut = new ApiExceptionFilter(unavailable, NO_DENIALS);
     const { host, sent } = captureResponse();
     await sut.catch(new Error('SELECT * FROM vessels failed at /srv/app.js:10'), host);
     assert.equal(sent.status, 500);
@@ -79,7 +85,7 @@ describe('ApiExceptionFilter', () => {
       [new HttpException('teapot on fire', 507), 507, 'INTERNAL_ERROR'],
     ] as const;
     for (const [exception, status, code] of cases) {
-      const sut = new ApiExceptionFilter();
+      const sut = new ApiExceptionFilter(NEVER_UNAVAILABLE, NO_DENIALS);
       const { host, sent } = captureResponse();
       await sut.catch(exception, host);
       assert.equal(sent.status, status);
@@ -89,7 +95,7 @@ describe('ApiExceptionFilter', () => {
   });
 
   it('answers 503 SERVICE_UNAVAILABLE when the unavailability check recognises the error', async () => {
-    const sut = new ApiExceptionFilter(unavailable);
+    const sut = new ApiExceptionFilter(unavailable, NO_DENIALS);
     const { host, sent } = captureResponse();
     await sut.catch(new Error('db down'), host);
     assert.equal(sent.status, 503);
@@ -101,7 +107,7 @@ describe('ApiExceptionFilter', () => {
   });
 
   it('lets an ApiError through unchanged even when the check would match it', async () => {
-    const sut = new ApiExceptionFilter(() => true);
+    const sut = new ApiExceptionFilter(() => true, NO_DENIALS);
     const { host, sent } = captureResponse();
     await sut.catch(new ResourceNotFoundError('ASSET_NOT_FOUND', 'Asset TIE-0001 not found'), host);
     assert.equal(sent.status, 404);
@@ -114,7 +120,7 @@ describe('ApiExceptionFilter', () => {
 
     it('records the denial with the request origin before it answers', async () => {
       const recorded: Array<[Denial, RequestOrigin]> = [];
-      const sut = new ApiExceptionFilter(undefined, recorder(async (denial, origin) => void recorded.push([denial, origin])));
+      const sut = new ApiExceptionFilter(NEVER_UNAVAILABLE, recorder(async (denial, origin) => void recorded.push([denial, origin])));
       const { host, sent } = captureResponse(request);
 
       await sut.catch(denied(), host);
@@ -130,13 +136,13 @@ describe('ApiExceptionFilter', () => {
 
     it('records nothing for an error that is no denial', async () => {
       let calls = 0;
-      const sut = new ApiExceptionFilter(undefined, recorder(async () => void calls++));
+      const sut = new ApiExceptionFilter(NEVER_UNAVAILABLE, recorder(async () => void calls++));
       await sut.catch(new ResourceNotFoundError('ASSET_NOT_FOUND', 'Asset TIE-9999 not found'), captureResponse(request).host);
       assert.equal(calls, 0);
     });
 
     it('answers 503 instead of the denial when the recorder fails', async () => {
-      const sut = new ApiExceptionFilter(undefined, recorder(async () => Promise.reject(new Error('disk full'))));
+      const sut = new ApiExceptionFilter(NEVER_UNAVAILABLE, recorder(async () => Promise.reject(new Error('disk full'))));
       const { host, sent } = captureResponse(request);
 
       await sut.catch(denied(), host);
@@ -146,7 +152,7 @@ describe('ApiExceptionFilter', () => {
     });
 
     it("answers the recorder's own ApiError (a 429 for a flood) instead of the denial", async () => {
-      const sut = new ApiExceptionFilter(undefined, recorder(async () => Promise.reject(new RateLimitedError(12.2))));
+      const sut = new ApiExceptionFilter(NEVER_UNAVAILABLE, recorder(async () => Promise.reject(new RateLimitedError(12.2))));
       const { host, sent } = captureResponse(request);
 
       await sut.catch(denied(), host);
@@ -155,5 +161,22 @@ describe('ApiExceptionFilter', () => {
       assert.equal(sent.headers['Retry-After'], '13');
       assert.equal((sent.body as { error_code: string }).error_code, 'RATE_LIMITED');
     });
+  });
+});
+
+describe('ApiExceptionFilter as the global filter', () => {
+  const appWith = (providers: { provide: symbol; useValue: unknown }[]) =>
+    Test.createTestingModule({ providers: [...providers, { provide: APP_FILTER, useClass: ApiExceptionFilter }] }).compile();
+
+  it('refuses to start without a denial recorder, rather than answer denials that no one records', async () => {
+    await assert.rejects(appWith([{ provide: UNAVAILABILITY_CHECK, useValue: NEVER_UNAVAILABLE }]), /DENIAL_RECORDER/);
+  });
+
+  it('starts when the recorder and the unavailability check are provided', async () => {
+    const app = await appWith([
+      { provide: UNAVAILABILITY_CHECK, useValue: NEVER_UNAVAILABLE },
+      { provide: DENIAL_RECORDER, useValue: NO_DENIALS },
+    ]);
+    await app.close();
   });
 });

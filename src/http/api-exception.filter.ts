@@ -1,4 +1,4 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, NotFoundException, Optional } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { type ErrorResponseDto, ApiError, ServiceUnavailableError, DENIAL_RECORDER, type DenialRecorder, UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../common';
 import { requestOrigin } from './request-origin';
@@ -37,8 +37,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
   constructor(
-    @Optional() @Inject(UNAVAILABILITY_CHECK) private readonly isUnavailable: UnavailabilityCheck = () => false,
-    @Optional() @Inject(DENIAL_RECORDER) private readonly denials?: DenialRecorder,
+    // Both required: without a recorder every denial would go unaudited, so the app refuses to start instead.
+    @Inject(UNAVAILABILITY_CHECK) private readonly isUnavailable: UnavailabilityCheck,
+    @Inject(DENIAL_RECORDER) private readonly denials: DenialRecorder,
   ) {}
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
@@ -55,7 +56,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   /** Records a denial before it is answered; a denial that cannot be recorded is never answered as one. */
   private async recordDenial(exception: unknown, request: Request): Promise<unknown> {
-    if (!(exception instanceof ApiError) || !exception.denial || !this.denials) {
+    if (!(exception instanceof ApiError) || !exception.denial) {
       return exception;
     }
     try {

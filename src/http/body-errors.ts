@@ -1,5 +1,4 @@
-import { CanActivate, ExecutionContext, HttpException, Injectable, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { CanActivate, ExecutionContext, HttpException, Injectable } from '@nestjs/common';
 import { json, type NextFunction, type Request, type Response } from 'express';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../common';
 
@@ -84,7 +83,3 @@ export class BodyErrorGuard implements CanActivate {
     return true;
   }
 }
-
-/** Global guards run in the order their modules are imported: import this one after the authentication guards' module. */
-@Module({ providers: [{ provide: APP_GUARD, useClass: BodyErrorGuard }] })
-export class BodyErrorModule {}

@@ -2,7 +2,7 @@ export { ApiExceptionFilter } from './api-exception.filter';
 export { assignRequestId, fixedHeaders, headersSetBy, serveApiAlias, REQUEST_ID_HEADER } from './request-context';
 export { repairPathEncoding } from './path-encoding';
 export { MethodNotAllowedModule } from './method-not-allowed';
-export { BodyErrorGuard, BodyErrorModule, readJsonBodies } from './body-errors';
+export { BodyErrorGuard, readJsonBodies } from './body-errors';
 export { inOneLayer } from './one-layer';
 export { ExpressObjectsAdapter } from './express-objects';
 export { routeMetadata } from './route-metadata';
