@@ -3,7 +3,10 @@ import { LruCache, pageNumber, pageOffset, strongEntityTag } from '../common';
 import type { ListVesselsQueryDto, VesselListResponseDto, VesselPageDto } from './dto/vessel.dto';
 import { FleetRepository, type PageStart } from './fleet.repository';
 
-/** Built pages kept for reuse: at 100 vessels a page, about 25 KB each. */
+/**
+ * Built pages kept for reuse: at 100 vessels a page, about 25 KB each. Kept as their JSON text, which no
+ * request can change: a cached object would be shared by every request that hits it.
+ */
 const CACHED_PAGES = 500;
 /** Part of every ETag: raise it when the body's shape changes, so an ETag of the old shape never matches. */
 const BODY_SHAPE = 2;
