@@ -149,4 +149,18 @@ describe('createValidationPipe', () => {
       await assert.rejects(pipe.transform({ limit: '0' }, query), failsWith('limit must not be less than 1'));
     }
   });
+
+  it('keeps a shared query DTO frozen to its depth, and its type readonly, so no request can change it for the next', async () => {
+    const pipe = createValidationPipe();
+    const page = (await pipe.transform({ limit: '5' }, { type: 'query', metatype: PageQueryDto, data: undefined })) as PageQueryDto;
+    assert.throws(() => {
+      // @ts-expect-error: a query DTO's fields are readonly
+      page.limit = 6;
+    }, TypeError);
+    const order = (await pipe.transform({ reason: 'r', captain: { name: 'Piett' } }, { type: 'query', metatype: Order, data: undefined })) as Order;
+    assert.equal(await pipe.transform({ reason: 'r', captain: { name: 'Piett' } }, { type: 'query', metatype: Order, data: undefined }), order);
+    assert.throws(() => {
+      order.captain!.name = 'Needa';
+    }, TypeError);
+  });
 });

@@ -10,7 +10,7 @@ const VALID_QUERIES_KEPT = 1_000;
  * a key. Nest's pipe would silently strip `__proto__`, and its whitelist lets `constructor` through.
  */
 class InputValidationPipe extends ValidationPipe {
-  private readonly validQueries = new Map<Type, LruCache<string, object>>();
+  private readonly validQueries = new Map<Type, LruCache<string, Readonly<object>>>();
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
@@ -29,8 +29,8 @@ class InputValidationPipe extends ValidationPipe {
   /**
    * A whole query as a DTO. Transforming and validating it is a pure function of the DTO class and the
    * parsed query (strings and arrays of strings, so its JSON names it exactly), and costs more than the
-   * rest of a listing's work: a query seen before gets the same DTO again, frozen, since requests share
-   * it. Every new query is validated; an invalid one is never kept, so it is refused every time.
+   * rest of a listing's work: a query seen before gets the same DTO again, frozen to its depth, since
+   * requests share it (the query DTOs' fields are readonly to say so). Every new query is validated; an invalid one is never kept, so it is refused every time.
    */
   private async transformQuery(value: unknown, metatype: Type, metadata: ArgumentMetadata): Promise<unknown> {
     let valid = this.validQueries.get(metatype);
@@ -43,10 +43,21 @@ class InputValidationPipe extends ValidationPipe {
     if (known !== undefined) {
       return known;
     }
-    const dto = Object.freeze(await super.transform(value, metadata)) as object;
+    const dto = deepFreeze(await super.transform(value, metadata)) as Readonly<object>;
     valid.set(key, dto);
     return dto;
   }
+}
+
+/** Freezes `value` and every object it holds: one request's change to a shared DTO would reach the next. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Reflect.ownKeys(value)) {
+      deepFreeze((value as Record<PropertyKey, unknown>)[key]);
+    }
+  }
+  return value;
 }
 
 export function createValidationPipe(): ValidationPipe {
