@@ -1,15 +1,25 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, release, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AuditOutcome } from '../src/database';
-import { signHs256 } from '../test/support/tokens';
-import { assetId, generateFleet, openDatabase } from './fleet-data';
-import { Lab, SECRET, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
-import { type Check, type ComparisonResult, crossNotes, formatCheck, formatComparison, ratios, type SideResult, silentRounds } from './report';
+import { assetId, generateFleet } from './fleet-data';
+import { bearerToken, CLIENT_CPU, countEvents, Lab, machine, ROOT, SECRET, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
+import {
+  answersCheck,
+  type Check,
+  type ComparisonResult,
+  crossNotes,
+  formatCheck,
+  formatComparison,
+  ratios,
+  recordedCheck,
+  type SideResult,
+  silentRounds,
+} from './report';
 import { runWrk, type WrkResult } from './wrk';
-import { BASE_VESSELS, LISTINGS, type Workload, WORKLOADS, WRITES } from './workloads';
+import { BASE_VESSELS, DECOMMISSIONS_PER_SECOND_BOUND, LISTINGS, type Workload, WORKLOADS, WRITES } from './workloads';
 
 /*
  * `npm run bench`: the compiled service against yardsticks on the same machine, side by side, in
@@ -17,13 +27,6 @@ import { BASE_VESSELS, LISTINGS, type Workload, WORKLOADS, WRITES } from './work
  * wrk (and this driver) to another. See docs/performance.md for the method and the targets.
  */
 
-const ROOT = join(__dirname, '..', '..');
-const CLIENT_CPU = 1;
-/**
- * Well above what either side commits at synchronous=FULL, so no run runs out of fresh assets: the
- * service has averaged 4,317 a second over a run (Node 24, 2026-11-23), which ran out of 4,000 a second's.
- */
-const DECOMMISSIONS_PER_SECOND_BOUND = 10_000;
 /** Below this many answers in a round, its p99 is hardly more than its maximum. */
 const FEW_ANSWERS = 100;
 
@@ -93,9 +96,7 @@ interface Comparison {
   b: Target;
 }
 
-const bearer = (clearance: number) =>
-  `Bearer ${signHs256({ sub: `bench-officer-${clearance}`, clearance, exp: Math.floor(Date.now() / 1000) + 7_200 }, { alg: 'HS256', typ: 'JWT' }, SECRET)}`;
-const tokens = new Map([6, 7].map((clearance) => [clearance, bearer(clearance)]));
+const tokens = new Map([6, 7].map((clearance) => [clearance, bearerToken(clearance)]));
 
 /** Listings take any valid token: clearance 7's. */
 function authorization(workload: Workload): string | undefined {
@@ -105,7 +106,7 @@ function authorization(workload: Workload): string | undefined {
 function firstRequest(workload: Workload, target: Target): string {
   return workload.requests.method === 'GET'
     ? `GET ${workload.requests.paths(target.vessels)[0]}`
-    : `DELETE /v1/assets/${assetId(target.nextAsset)} with a clearance ${workload.requests.clearance} token`;
+    : `DELETE /v1/assets/${assetId(target.assets.next)} with a clearance ${workload.requests.clearance} token`;
 }
 
 /** One request outside the measured runs: does the side do this work, and answer as expected? */
@@ -116,26 +117,12 @@ async function probe(workload: Workload, target: Target): Promise<{ status: numb
   const response =
     requests.method === 'GET'
       ? await fetch(`${target.server.url}${requests.paths(target.vessels)[0]}`, { headers })
-      : await fetch(`${target.server.url}/v1/assets/${assetId(target.nextAsset++)}`, {
+      : await fetch(`${target.server.url}/v1/assets/${assetId(target.assets.next++)}`, {
           method: 'DELETE',
           headers,
           body: JSON.stringify({ reason: 'Benchmark probe', authorized_by: 'Bench Officer' }),
         });
   return { status: response.status, answer: await response.json() };
-}
-
-async function countEvents(databaseUrl: string, outcome: AuditOutcome): Promise<number> {
-  const db = openDatabase(databaseUrl);
-  try {
-    const { total } = await db
-      .selectFrom('audit_events')
-      .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
-      .where('outcome', '=', outcome)
-      .executeTakeFirstOrThrow();
-    return Number(total);
-  } finally {
-    await db.destroy();
-  }
 }
 
 async function measure(workload: Workload, target: Target, seconds: number, options: Options): Promise<WrkResult> {
@@ -147,46 +134,12 @@ async function measure(workload: Workload, target: Target, seconds: number, opti
     connections: options.connections,
     threads: options.threads,
     cpu: CLIENT_CPU,
-    workload: requests.method === 'GET' ? ['get', ...requests.paths(target.vessels)] : ['decommission', String(target.nextAsset), String(options.threads)],
+    workload: requests.method === 'GET' ? ['get', ...requests.paths(target.vessels)] : ['decommission', String(target.assets.next), String(options.threads)],
   });
   if (requests.method === 'DELETE') {
-    target.nextAsset += result.mostSentByAThread * options.threads;
+    target.assets.next += result.mostSentByAThread * options.threads;
   }
   return result;
-}
-
-const runsOf = (side: SideResult) => [side.warmUp, ...side.rounds].filter((run): run is WrkResult => run !== undefined);
-
-/** Every answer had the workload's status, and no connection failed. */
-function answersCheck(workload: Workload, side: SideResult): Check {
-  const runs = runsOf(side);
-  const statuses: Record<string, number> = {};
-  for (const run of runs) {
-    for (const [status, count] of Object.entries(run.statuses)) {
-      statuses[status] = (statuses[status] ?? 0) + count;
-    }
-  }
-  const others = Object.entries(statuses).filter(([status]) => Number(status) !== workload.status);
-  const socketErrors = runs.reduce((sum, run) => sum + run.socketErrors, 0);
-  const answered = (statuses[workload.status] ?? 0).toLocaleString('en');
-  return others.length === 0 && socketErrors === 0
-    ? { ok: true, message: `${side.label}: all ${answered} answers ${workload.status}` }
-    : { ok: false, message: `${side.label}: answers by status ${JSON.stringify(statuses)}, ${socketErrors} socket errors` };
-}
-
-/**
- * Every answer of the workload's status is on the record. wrk stops with requests unanswered, which
- * the server may still have recorded: the count lies between the answers and the requests sent.
- */
-function recordedCheck(workload: Workload, side: SideResult, recorded: number): Check {
-  const runs = runsOf(side);
-  const answered = runs.reduce((sum, run) => sum + (run.statuses[workload.status] ?? 0), 0);
-  const sent = runs.reduce((sum, run) => sum + run.sent, 0);
-  const count = (value: number) => value.toLocaleString('en');
-  return {
-    ok: recorded >= answered && recorded <= sent,
-    message: `${side.label}: ${count(answered)} answered ${workload.status}, ${count(recorded)} ${workload.recorded} audit events recorded, ${count(sent)} requests sent`,
-  };
 }
 
 /** A round without answers has no figure, which fails the run; one of few answers has a p99 close to its slowest. */
@@ -279,7 +232,7 @@ async function runComparisons(lab: Lab, options: Options): Promise<ComparisonRes
   const copies = ['service', 'bare', ...(options.postgres ? ['service-beside-postgres'] : [])];
   const [serviceUrl, bareUrl, besidePostgresUrl] = await sqliteFleet(lab.dir, fleet, copies);
   const service = await lab.startService('service', serviceUrl);
-  const bare = await lab.start('bare node:http', { script: join(__dirname, 'bare-server.js'), env: { DATABASE_URL: bareUrl, JWT_SECRET: SECRET } }, bareUrl);
+  const bare = await lab.start('bare node:http', { script: join(__dirname, 'bare-server.js'), env: { DATABASE_URL: bareUrl, JWT_SECRET: SECRET } }, { databaseUrl: bareUrl });
   const bareNest = await lab.start('bare Nest 12 on Express', { script: join(__dirname, 'bare-nest.js') });
   const comparisons: Comparison[] = [
     ...[...LISTINGS, ...WRITES].map((workload) => ({ suite: `SQLite, ${BASE_VESSELS.toLocaleString('en')} vessels`, workload, a: service, b: bare })),
@@ -288,7 +241,7 @@ async function runComparisons(lab: Lab, options: Options): Promise<ComparisonRes
   if (options.largeFleet) {
     const vessels = options.largeFleet;
     const [largeUrl] = await sqliteFleet(lab.dir, { vessels, assets: 0 }, ['service-large']);
-    const large = await lab.startService(`service, ${vessels.toLocaleString('en')} vessels`, largeUrl, vessels);
+    const large = await lab.startService(`service, ${vessels.toLocaleString('en')} vessels`, largeUrl, { vessels });
     const small = { ...service, label: `service, ${BASE_VESSELS.toLocaleString('en')} vessels` };
     for (const workload of [WORKLOADS.firstTenPages, WORKLOADS.cursorPages]) {
       comparisons.push({ suite: 'scaling', workload, a: large, b: small });
@@ -314,20 +267,6 @@ async function runComparisons(lab: Lab, options: Options): Promise<ComparisonRes
     console.log(`${formatComparison(result)}\n`);
   }
   return results;
-}
-
-function machine(): Record<string, unknown> {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-  return {
-    cpu: cpus()[0]?.model,
-    cpus: cpus().length,
-    kernel: release(),
-    node: process.version,
-    wrk: execFileSync('sh', ['-c', 'wrk --version 2>&1 | head -1'], { encoding: 'utf8' }).trim(),
-    commit: git('rev-parse', 'HEAD'),
-    uncommitted_changes: git('status', '--porcelain') !== '',
-    load_average_at_start: loadavg(),
-  };
 }
 
 async function main(): Promise<void> {

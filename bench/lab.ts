@@ -1,15 +1,25 @@
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, release } from 'node:os';
 import { join } from 'node:path';
+import type { AuditOutcome } from '../src/database';
 import { createTestDatabase, type TestDatabase } from '../test/support/databases';
 import { type RunningServer, runScript, SCRIPTS, type ServerOptions, startServer } from '../test/support/processes';
-import { type FleetSize, generateFleet } from './fleet-data';
+import { signHs256 } from '../test/support/tokens';
+import { type FleetSize, generateFleet, openDatabase } from './fleet-data';
 import type { Check } from './report';
 import { BASE_VESSELS } from './workloads';
 
+/** The checkout: bench/results/ is written here. */
+export const ROOT = join(__dirname, '..', '..');
 /** The servers' CPU; wrk and the driver have another. */
 export const SERVER_CPU = 0;
+export const CLIENT_CPU = 1;
 /** Signs the benchmark's tokens and checks them on every side. */
 export const SECRET = 'bench-secret-that-is-at-least-32-characters';
+/** An officer's `Authorization` header, valid for the two hours any run takes at most. */
+export const bearerToken = (clearance: number) =>
+  `Bearer ${signHs256({ sub: `bench-officer-${clearance}`, clearance, exp: Math.floor(Date.now() / 1000) + 7_200 }, { alg: 'HS256', typ: 'JWT' }, SECRET)}`;
 const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A server under test, and what the driver tracks of it between runs. */
@@ -20,8 +30,20 @@ export interface Target {
   vessels: number;
   /** Where its audit trail is counted; none for the bare Nest app. */
   databaseUrl?: string;
+  /** Its database's assets, shared by every server on that database. */
+  assets: AssetCursor;
+}
+
+export interface AssetCursor {
   /** The first asset no request has decommissioned yet. */
-  nextAsset: number;
+  next: number;
+}
+
+export interface TargetOptions {
+  databaseUrl?: string;
+  vessels?: number;
+  /** Another server's cursor, when this one serves the same database. */
+  assets?: AssetCursor;
 }
 
 /** Generates the fleet once into a SQLite file, then gives each server its own copy, so one's decommissions do not touch another's assets. */
@@ -46,20 +68,24 @@ export class Lab {
     private readonly profileDir?: string,
   ) {}
 
-  async start(label: string, serverOptions: Omit<ServerOptions, 'cwd' | 'cpu'>, databaseUrl?: string, vessels = BASE_VESSELS): Promise<Target> {
+  async start(label: string, serverOptions: Omit<ServerOptions, 'cwd' | 'cpu'>, { databaseUrl, vessels = BASE_VESSELS, assets = { next: 0 } }: TargetOptions = {}): Promise<Target> {
     const name = label.replace(/[^\w.-]+/g, '-');
     const profile = this.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${this.profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
     const server = await startServer({ ...serverOptions, cwd: this.dir, cpu: SERVER_CPU, nodeOptions: profile, outputFile: join(this.dir, `${name}.log`) });
     this.servers.push(server);
-    const target = { label, server, vessels, databaseUrl, nextAsset: 0 };
+    const target = { label, server, vessels, databaseUrl, assets };
     this.targets.push(target);
     return target;
   }
 
-  startService(label: string, databaseUrl: string, vessels = BASE_VESSELS): Promise<Target> {
-    // No rate limits: one client sends every request here, and the bare server has none.
-    const env = { DATABASE_URL: databaseUrl, JWT_SECRET: SECRET, NODE_ENV: 'production', HOST: '127.0.0.1', RATE_LIMIT_ENABLED: 'false' };
-    return this.start(label, { env }, databaseUrl, vessels);
+  /**
+   * The service on `serverUrl` (by default the database itself, else a relay to it). No rate limits
+   * unless `env` says otherwise: one client sends every request here, and the bare server has none.
+   */
+  startService(label: string, databaseUrl: string, options: Omit<TargetOptions, 'databaseUrl'> & { env?: Record<string, string>; serverUrl?: string } = {}): Promise<Target> {
+    const { env, serverUrl = databaseUrl, ...target } = options;
+    const serviceEnv = { DATABASE_URL: serverUrl, JWT_SECRET: SECRET, NODE_ENV: 'production', HOST: '127.0.0.1', RATE_LIMIT_ENABLED: 'false', ...env };
+    return this.start(label, { env: serviceEnv }, { ...target, databaseUrl });
   }
 
   /** A fresh schema on the PostgreSQL server of TEST_DATABASE_URL (by default the local one), dropped by tearDown(). */
@@ -82,14 +108,47 @@ export class Lab {
   }
 }
 
-/** The service's own verifier walks each audit trail the run wrote, the bare server's included: both chains must hold. */
+/** The service's own verifier walks each audit trail the run wrote, the bare server's included: every chain must hold. */
 export async function verifyAuditChains(lab: Lab): Promise<Check[]> {
-  const checks: Check[] = [];
+  const writers = new Map<string, string[]>();
   for (const { label, databaseUrl } of lab.targets) {
     if (databaseUrl) {
-      const { code, stdout, stderr } = await runScript(SCRIPTS.auditVerify, [], { cwd: lab.dir, env: { DATABASE_URL: databaseUrl } });
-      checks.push({ ok: code === 0, message: `${label}: ${(stdout || stderr).trim()}` });
+      writers.set(databaseUrl, [...(writers.get(databaseUrl) ?? []), label]);
     }
   }
+  const checks: Check[] = [];
+  for (const [databaseUrl, labels] of writers) {
+    const { code, stdout, stderr } = await runScript(SCRIPTS.auditVerify, [], { cwd: lab.dir, env: { DATABASE_URL: databaseUrl } });
+    checks.push({ ok: code === 0, message: `${labels.join(', ')}: ${(stdout || stderr).trim()}` });
+  }
   return checks;
+}
+
+export async function countEvents(databaseUrl: string, outcome: AuditOutcome): Promise<number> {
+  const db = openDatabase(databaseUrl);
+  try {
+    const { total } = await db
+      .selectFrom('audit_events')
+      .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
+      .where('outcome', '=', outcome)
+      .executeTakeFirstOrThrow();
+    return Number(total);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** What a result depends on besides the code: the machine, its load, and the commit measured. */
+export function machine(): Record<string, unknown> {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+  return {
+    cpu: cpus()[0]?.model,
+    cpus: cpus().length,
+    kernel: release(),
+    node: process.version,
+    wrk: execFileSync('sh', ['-c', 'wrk --version 2>&1 | head -1'], { encoding: 'utf8' }).trim(),
+    commit: git('rev-parse', 'HEAD'),
+    uncommitted_changes: git('status', '--porcelain') !== '',
+    load_average_at_start: loadavg(),
+  };
 }

@@ -1,3 +1,4 @@
+import type { Workload } from './workloads';
 import type { WrkResult } from './wrk';
 
 type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms';
@@ -63,6 +64,40 @@ export function crossNotes(result: ComparisonResult, other: ComparisonResult): s
   }
   const over = (field: Figure) => (medianOf(a, field) / medianOf(b, field)).toFixed(2);
   return [`${a.label} here / ${b.label} on "${other.workload}", medians: req/s ${over('requestsPerSecond')}, p99 ${over('p99Ms')}`];
+}
+
+const runsOf = (side: SideResult) => [side.warmUp, ...side.rounds].filter((run): run is WrkResult => run !== undefined);
+
+/** Every answer had the workload's status, and no connection failed. */
+export function answersCheck(workload: Workload, side: SideResult): Check {
+  const runs = runsOf(side);
+  const statuses: Record<string, number> = {};
+  for (const run of runs) {
+    for (const [status, count] of Object.entries(run.statuses)) {
+      statuses[status] = (statuses[status] ?? 0) + count;
+    }
+  }
+  const others = Object.entries(statuses).filter(([status]) => Number(status) !== workload.status);
+  const socketErrors = runs.reduce((sum, run) => sum + run.socketErrors, 0);
+  const answered = (statuses[workload.status] ?? 0).toLocaleString('en');
+  return others.length === 0 && socketErrors === 0
+    ? { ok: true, message: `${side.label}: all ${answered} answers ${workload.status}` }
+    : { ok: false, message: `${side.label}: answers by status ${JSON.stringify(statuses)}, ${socketErrors} socket errors` };
+}
+
+/**
+ * Every answer of the workload's status is on the record. wrk stops with requests unanswered, which
+ * the server may still have recorded: the count lies between the answers and the requests sent.
+ */
+export function recordedCheck(workload: Workload, side: SideResult, recorded: number): Check {
+  const runs = runsOf(side);
+  const answered = runs.reduce((sum, run) => sum + (run.statuses[workload.status] ?? 0), 0);
+  const sent = runs.reduce((sum, run) => sum + run.sent, 0);
+  const count = (value: number) => value.toLocaleString('en');
+  return {
+    ok: recorded >= answered && recorded <= sent,
+    message: `${side.label}: ${count(answered)} answered ${workload.status}, ${count(recorded)} ${workload.recorded} audit events recorded, ${count(sent)} requests sent`,
+  };
 }
 
 /** Rounds that got no answer at all: their latencies would read 0. */

@@ -1,6 +1,8 @@
--- The requests of one bench/compare.ts run, and its report. Arguments after wrk's `--`:
+-- The requests of one wrk run of the benchmarks, and its report. Arguments after wrk's `--`:
 --   get <path> [<path> ...]                   the paths in turn, round-robin per thread
---   decommission <first asset> <threads>      DELETE /v1/assets/<id>, a fresh asset each request
+--   decommission <first asset> <stride>       DELETE /v1/assets/<id>, a fresh asset each request: thread t's
+--                                             n-th is <first> + n * <stride> + t, so with <stride> the
+--                                             threads sending (of every wrk run side by side), none repeats
 -- The Authorization header comes from wrk's -H. done() prints one line, `WRK_RESULT <json>`.
 
 local threads = {}
@@ -39,7 +41,7 @@ function request()
   local n = sent
   sent = sent + 1
   if mode == "decommission" then
-    -- Threads interleave, so no two requests of a run name the same asset.
+    -- Threads interleave, so no two requests name the same asset.
     return wrk.format(nil, "/v1/assets/" .. asset_id(first_asset + n * stride + thread_index))
   end
   return prepared[n % #prepared + 1]

@@ -67,3 +67,28 @@ export async function runWrk(run: WrkRun): Promise<WrkResult> {
     mostSentByAThread: report.most_sent_by_a_thread,
   };
 }
+
+/**
+ * wrk runs side by side, one per instance, as one: answers and rates add up, and the latencies are
+ * the slowest run's, as their histograms cannot be merged.
+ */
+export function combineRuns(runs: WrkResult[]): WrkResult {
+  const statuses: Record<string, number> = {};
+  for (const run of runs) {
+    for (const [status, count] of Object.entries(run.statuses)) {
+      statuses[status] = (statuses[status] ?? 0) + count;
+    }
+  }
+  const sum = (field: 'answers' | 'requestsPerSecond' | 'socketErrors' | 'sent') => runs.reduce((total, run) => total + run[field], 0);
+  const slowest = (field: 'p50Ms' | 'p99Ms' | 'mostSentByAThread') => Math.max(...runs.map((run) => run[field]));
+  return {
+    answers: sum('answers'),
+    requestsPerSecond: sum('requestsPerSecond'),
+    p50Ms: slowest('p50Ms'),
+    p99Ms: slowest('p99Ms'),
+    statuses,
+    socketErrors: sum('socketErrors'),
+    sent: sum('sent'),
+    mostSentByAThread: slowest('mostSentByAThread'),
+  };
+}

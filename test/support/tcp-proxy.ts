@@ -1,9 +1,15 @@
 import { once } from 'node:events';
 import { createServer, type Server, type Socket, connect } from 'node:net';
+import { Transform } from 'node:stream';
+
+export interface TcpProxyOptions {
+  /** Each chunk is held this long in each direction before it is passed on, so a round trip gains twice this. */
+  delayMs?: number;
+}
 
 /**
  * A loopback TCP relay the test controls, to make a database unreachable, drop its connections or
- * make it go silent, and bring it back.
+ * make it go silent, and bring it back; or, with a delay, to put the database at a distance.
  */
 export class TcpProxy {
   private server?: Server;
@@ -13,15 +19,16 @@ export class TcpProxy {
   private constructor(
     private readonly target: { host: string; port: number },
     readonly port: number,
+    private readonly delayMs: number,
   ) {}
 
-  static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+  static async start(target: { host: string; port: number }, options: TcpProxyOptions = {}): Promise<TcpProxy> {
     const probe = createServer().listen(0, '127.0.0.1');
     await once(probe, 'listening');
     const { port } = probe.address() as { port: number };
     probe.close();
     await once(probe, 'close');
-    const proxy = new TcpProxy(target, port);
+    const proxy = new TcpProxy(target, port, options.delayMs ?? 0);
     await proxy.restore();
     return proxy;
   }
@@ -39,9 +46,8 @@ export class TcpProxy {
         return;
       }
       const upstream = this.track(connect(this.target.port, this.target.host));
-      client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
+      this.relay(client, upstream);
+      this.relay(upstream, client);
     });
     this.server.listen(this.port, '127.0.0.1');
     await once(this.server, 'listening');
@@ -80,6 +86,22 @@ export class TcpProxy {
     }
   }
 
+  /** One direction of a connection: when one side closes, so does the other. */
+  private relay(from: Socket, to: Socket): void {
+    if (this.delayMs === 0) {
+      from.pipe(to);
+      from.on('close', () => to.destroy());
+      return;
+    }
+    // An end reaches the other side through the pipe, after the data held before it; a reset, after the delay.
+    from.pipe(delayed(this.delayMs)).pipe(to);
+    from.on('close', () => {
+      if (!from.readableEnded) {
+        setTimeout(() => to.destroy(), this.delayMs);
+      }
+    });
+  }
+
   private track(socket: Socket): Socket {
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
@@ -92,4 +114,40 @@ export class TcpProxy {
 function swallow(socket: Socket): void {
   socket.on('data', () => undefined);
   socket.resume();
+}
+
+/**
+ * Passes each chunk on `delayMs` after it arrived, in arrival order, without slowing the stream
+ * otherwise: a link with that much latency and plenty of bandwidth. The end waits for the chunks held.
+ */
+function delayed(delayMs: number): Transform {
+  const held: { due: number; chunk: Buffer }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let ended: (() => void) | undefined;
+  const release = (stream: Transform) => {
+    timer = undefined;
+    for (let next = held[0]; next !== undefined && next.due <= performance.now(); next = held[0]) {
+      held.shift();
+      stream.push(next.chunk);
+    }
+    if (held.length > 0) {
+      timer = setTimeout(release, held[0].due - performance.now(), stream);
+    } else {
+      ended?.();
+    }
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      held.push({ due: performance.now() + delayMs, chunk });
+      timer ??= setTimeout(release, delayMs, this);
+      callback();
+    },
+    flush(callback) {
+      if (held.length === 0) {
+        callback();
+      } else {
+        ended = callback;
+      }
+    },
+  });
 }
