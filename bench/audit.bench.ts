@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import type { AuditOutcome } from '../src/database';
 import { TcpProxy } from '../test/support/tcp-proxy';
 import { assetId, generateFleet } from './fleet-data';
-import { type AssetCursor, bearerToken, CLIENT_CPU, countEvents, Lab, machine, ROOT, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
+import { type AssetCursor, bearerToken, CLIENT_CPU, countEvents, Lab, machine, positiveOption, ROOT, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
 import { type Answer, asRun, PacedClient, type PacedRequest, quantile, steadyStream } from './paced-load';
 import { answersCheck, type Check, formatCheck, ratios, recordedCheck, type SideResult, type Spread, silentRounds, spread } from './report';
 import { combineRuns, runWrk, type WrkResult } from './wrk';
@@ -63,14 +63,7 @@ function readOptions(): Options {
       'flood-duration': { type: 'string' },
     },
   });
-  const positive = (name: keyof typeof values, full: number, quick: number) => {
-    const fallback = values.quick ? quick : full;
-    const value = values[name] === undefined ? fallback : Number(values[name]);
-    if (!Number.isInteger(value) || value < 1) {
-      throw new Error(`--${name} must be a positive integer`);
-    }
-    return value;
-  };
+  const positive = (name: keyof typeof values, full: number, quick: number) => positiveOption(values, name, values.quick ? quick : full);
   return {
     rounds: positive('rounds', 3, 2),
     seconds: positive('duration', 8, 3),

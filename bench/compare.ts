@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AuditOutcome } from '../src/database';
 import { assetId, generateFleet } from './fleet-data';
-import { bearerToken, CLIENT_CPU, countEvents, Lab, machine, ROOT, SECRET, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
+import { bearerToken, CLIENT_CPU, countEvents, Lab, machine, positiveOption, ROOT, SECRET, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
 import {
   answersCheck,
   type Check,
@@ -62,13 +62,7 @@ function readOptions(): Options {
       'cpu-prof': { type: 'boolean', default: false },
     },
   });
-  const positive = (name: keyof typeof values, fallback: number) => {
-    const value = values[name] === undefined ? fallback : Number(values[name]);
-    if (!Number.isInteger(value) || value < 1) {
-      throw new Error(`--${name} must be a positive integer`);
-    }
-    return value;
-  };
+  const positive = (name: keyof typeof values, fallback: number) => positiveOption(values, name, fallback);
   const rounds = positive('rounds', values.quick ? 3 : 5);
   const seconds = positive('duration', values.quick ? 1 : 10);
   const warmUpSeconds = positive('warm-up', values.quick ? 1 : 5);

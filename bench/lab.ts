@@ -152,3 +152,12 @@ export function machine(): Record<string, unknown> {
     load_average_at_start: loadavg(),
   };
 }
+
+/** A benchmark's whole-number option (`--rounds 5`): its value, or the fallback when it is not given. */
+export function positiveOption(values: Record<string, unknown>, name: string, fallback: number): number {
+  const value = values[name] === undefined ? fallback : Number(values[name]);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`--${name} must be a positive integer`);
+  }
+  return value;
+}
