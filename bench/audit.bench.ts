@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import type { AuditOutcome } from '../src/database';
 import { TcpProxy } from '../test/support/tcp-proxy';
 import { assetId, generateFleet } from './fleet-data';
-import { type AssetCursor, bearerToken, CLIENT_CPU, countEvents, Lab, machine, positiveOption, ROOT, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
+import { type AssetCursor, bearerToken, CLIENT_CPU, countEvents, Lab, machine, positiveOption, ROOT, ROUND_OPTIONS, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
 import { type Answer, asRun, PacedClient, type PacedRequest, quantile, steadyStream } from './paced-load';
 import { answersCheck, type Check, formatCheck, ratios, recordedCheck, type SideResult, type Spread, silentRounds, spread } from './report';
 import { combineRuns, runWrk, type WrkResult } from './wrk';
@@ -50,11 +50,7 @@ interface Options {
 function readOptions(): Options {
   const { values } = parseArgs({
     options: {
-      quick: { type: 'boolean', default: false },
-      rounds: { type: 'string' },
-      duration: { type: 'string' },
-      'warm-up': { type: 'string' },
-      connections: { type: 'string' },
+      ...ROUND_OPTIONS,
       rtt: { type: 'string' },
       'flood-clients': { type: 'string' },
       'flood-limit': { type: 'string' },

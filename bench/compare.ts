@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AuditOutcome } from '../src/database';
 import { assetId, generateFleet } from './fleet-data';
-import { bearerToken, CLIENT_CPU, countEvents, Lab, machine, positiveOption, ROOT, SECRET, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
+import { bearerToken, CLIENT_CPU, countEvents, Lab, machine, positiveOption, ROOT, ROUND_OPTIONS, SECRET, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
 import {
   answersCheck,
   type Check,
@@ -49,13 +49,9 @@ interface Options {
 function readOptions(): Options {
   const { values } = parseArgs({
     options: {
-      quick: { type: 'boolean', default: false },
+      ...ROUND_OPTIONS,
       vessels: { type: 'string' },
       postgres: { type: 'boolean', default: false },
-      rounds: { type: 'string' },
-      duration: { type: 'string' },
-      'warm-up': { type: 'string' },
-      connections: { type: 'string' },
       threads: { type: 'string' },
       assets: { type: 'string' },
       only: { type: 'string', default: '' },

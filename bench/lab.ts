@@ -161,3 +161,12 @@ export function positiveOption(values: Record<string, unknown>, name: string, fa
   }
   return value;
 }
+
+/** The options every benchmark's rounds take, for `parseArgs`. */
+export const ROUND_OPTIONS = {
+  quick: { type: 'boolean', default: false },
+  rounds: { type: 'string' },
+  duration: { type: 'string' },
+  'warm-up': { type: 'string' },
+  connections: { type: 'string' },
+} as const;
