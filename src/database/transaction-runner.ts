@@ -1,19 +1,30 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
-import { Kysely } from 'kysely';
+import { Kysely, type Transaction } from 'kysely';
 import { CommitGroup, type TransactionWork } from './commit-group';
 import { groupsCommits } from './create-database';
 import type { DB } from './database.types';
 
-/** Lets a service make several repositories' writes commit or fail together. */
+/**
+ * Lets a service make several repositories' writes commit or fail together. A `run` inside another
+ * joins the outer transaction rather than open one of its own: with the commit group, a second
+ * transaction would wait for a group that cannot start until the outer one ends.
+ */
 @Injectable()
 export class TransactionRunner {
   private readonly commitGroup?: CommitGroup;
+  private readonly current = new AsyncLocalStorage<Transaction<DB>>();
 
   constructor(private readonly db: Kysely<DB>) {
     this.commitGroup = groupsCommits(db) ? new CommitGroup(db) : undefined;
   }
 
   run<T>(work: TransactionWork<T>): Promise<T> {
-    return this.commitGroup ? this.commitGroup.run(work) : this.db.transaction().execute(work);
+    const outer = this.current.getStore();
+    if (outer) {
+      return work(outer);
+    }
+    const inContext: TransactionWork<T> = (trx) => this.current.run(trx, () => work(trx));
+    return this.commitGroup ? this.commitGroup.run(inContext) : this.db.transaction().execute(inContext);
   }
 }
