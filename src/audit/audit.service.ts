@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Transaction } from 'kysely';
 import {
   AUDIT_ACTIONS,
   type Denial,
@@ -10,7 +9,7 @@ import {
   type RequestOrigin,
   ServiceUnavailableError,
 } from '../common';
-import { type DB, TransactionRunner } from '../database';
+import { TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
@@ -47,14 +46,15 @@ export class AuditService implements DenialRecorder {
   ) {}
 
   /**
-   * Appends the event to the chain; its time is taken when the chain's lock is held. Pass the
-   * transaction when the event must commit together with the change it records. A write that fails
-   * is a 503: the decision it records must not be answered without it.
+   * Appends the event to the chain; its time is taken when the chain's lock is held. Called inside a
+   * TransactionRunner.run, the event joins that transaction and commits with the change it records;
+   * elsewhere it commits in a transaction of its own. A write that fails is a 503: the decision it
+   * records must not be answered without it.
    */
-  async record(entry: AuditEntry, trx?: Transaction<DB>): Promise<void> {
+  async record(entry: AuditEntry): Promise<void> {
     const fields = toEventFields(entry);
     try {
-      await (trx ? this.repository.append(fields, trx) : this.transactions.run((own) => this.repository.append(fields, own)));
+      await this.transactions.run((trx) => this.repository.append(fields, trx));
       this.metrics.auditEventWritten(entry.action, entry.outcome);
     } catch (error) {
       this.logger.error(`audit event not written: ${error instanceof Error ? error.message : String(error)}`, { request_id: entry.origin.requestId });

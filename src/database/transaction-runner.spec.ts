@@ -1,15 +1,16 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Kysely, sql } from 'kysely';
-import { Client } from 'pg';
 import { createDatabase } from './create-database';
 import type { DB } from './database.types';
 import { TransactionRunner } from './transaction-runner';
+import { createTestDatabase, testEngines } from '../../test/support/databases';
 
 const TIMEOUTS = { statementMs: 5_000, queryMs: 6_000, connectMs: 3_000, idleMs: 10_000, keepAliveDelayMs: 10_000 };
-const POSTGRES_URL = process.env.TEST_DATABASE_URL;
 
 const names = async (db: Kysely<DB>) => (await sql<{ name: string }>`select name from t order by name`.execute(db)).rows.map((row) => row.name);
 const insert = (db: Kysely<DB>, name: string) => sql`insert into t (name) values (${name})`.execute(db);
@@ -51,6 +52,11 @@ function suite(engine: string, open: () => Promise<{ db: Kysely<DB>; close: () =
       assert.deepEqual(await names(db), ['inner', 'outer']);
     });
 
+    it('joins the outer transaction from another runner of the same database', async () => {
+      const other = new TransactionRunner(db);
+      await sut.run(async (outer) => other.run(async (trx) => assert.equal(trx, outer)));
+    });
+
     it('opens a transaction of its own for work that follows a finished one', async () => {
       await sut.run((trx) => insert(trx, 'first'));
       await sut.run((trx) => insert(trx, 'second'));
@@ -59,27 +65,18 @@ function suite(engine: string, open: () => Promise<{ db: Kysely<DB>; close: () =
   });
 }
 
-suite('sqlite', async () => {
-  const db = createDatabase({ dialect: 'sqlite', path: ':memory:' });
-  return { db, close: () => db.destroy() };
-});
-
-if (POSTGRES_URL) {
-  suite('postgres', async () => {
-    const schema = `runner_test_${randomBytes(6).toString('hex')}`;
-    const admin = new Client({ connectionString: POSTGRES_URL });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    const url = new URL(POSTGRES_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    // One connection: a nested run that opened a transaction of its own would wait for it forever.
-    const db = createDatabase({ dialect: 'postgres', url: url.toString(), poolSize: 1, timeouts: TIMEOUTS });
+for (const engine of testEngines()) {
+  suite(engine, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'transaction-runner-'));
+    const database = await createTestDatabase(engine, dir);
+    // One connection on PostgreSQL: a nested run that opened a transaction of its own would wait for it forever.
+    const db = createDatabase(engine === 'sqlite' ? { dialect: 'sqlite', path: ':memory:' } : { dialect: 'postgres', url: database.url, poolSize: 1, timeouts: TIMEOUTS });
     return {
       db,
       close: async () => {
         await db.destroy();
-        await admin.query(`drop schema ${schema} cascade`);
-        await admin.end();
+        await database.drop();
+        rmSync(dir, { recursive: true, force: true });
       },
     };
   });
