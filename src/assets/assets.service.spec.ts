@@ -6,6 +6,8 @@ import { plainToInstance } from 'class-transformer';
 import { Kysely, sql } from 'kysely';
 import { AuditRepository } from '../audit/audit.repository';
 import { AuditService } from '../audit/audit.service';
+import { AuditSequencer } from '../audit/audit-sequencer';
+import { loadAppConfig } from '../config';
 import { type RequestOrigin, ResourceNotFoundError, ServiceUnavailableError } from '../common';
 import { createDatabase, type DB, migrateToLatest, type NewAsset, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
@@ -49,7 +51,9 @@ function createService(db: Kysely<DB>): AssetsService {
   // The service writes only allowed events, which no limit applies to.
   const unlimited = { count: async () => ({ limited: false }) } as unknown as DenialLimiter;
   const metrics = new Metrics(db);
-  return new AssetsService(new AssetsRepository(db), new AuditService(new AuditRepository(db), unlimited, new TransactionRunner(db), metrics), new TransactionRunner(db), metrics);
+  const [audit, transactions] = [new AuditRepository(db), new TransactionRunner(db)];
+  const sequencer = new AuditSequencer(db, audit, transactions, metrics, loadAppConfig({}));
+  return new AssetsService(new AssetsRepository(db), new AuditService(audit, unlimited, transactions, metrics, sequencer), transactions, metrics);
 }
 
 const listQuery = (query: Record<string, unknown> = {}) => plainToInstance(ListAssetsQueryDto, query);
@@ -162,7 +166,7 @@ describe('AssetsService', () => {
     });
 
     it('rolls the decommission back and answers 503 when its audit event cannot be written', async () => {
-      await sql`CREATE TRIGGER reject_allowed BEFORE INSERT ON audit_events WHEN NEW.outcome = 'allowed'
+      await sql`CREATE TRIGGER reject_allowed BEFORE INSERT ON audit_pending WHEN NEW.outcome = 'allowed'
                 BEGIN SELECT RAISE(ABORT, 'audit store refused'); END`.execute(db);
       try {
         await assert.rejects(sut.decommission('TXN-0001', BODY, ADMIRAL, originFor('TXN-0001')), ServiceUnavailableError);

@@ -10,6 +10,8 @@ import { Metrics } from '../observability';
 import type { DenialLimiter } from '../rate-limit';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
+import { AuditSequencer } from './audit-sequencer';
+import { loadAppConfig } from '../config';
 import { createTestDatabase, testEngines } from '../../test/support/databases';
 
 const TIMEOUTS = { statementMs: 5_000, queryMs: 6_000, connectMs: 3_000, idleMs: 10_000, keepAliveDelayMs: 10_000 };
@@ -25,6 +27,7 @@ for (const engine of testEngines()) {
     let drop: () => Promise<void>;
     let db: Kysely<DB>;
     let transactions: TransactionRunner;
+    let sequencer: AuditSequencer;
     let sut: AuditService;
     const recorded = async () => (await db.selectFrom('audit_events').select('request_id').orderBy('id').execute()).map((row) => row.request_id);
 
@@ -37,9 +40,13 @@ for (const engine of testEngines()) {
       await migrateToLatest(db);
       transactions = new TransactionRunner(db);
       const unlimited = { count: async () => ({ limited: false }) } as unknown as DenialLimiter;
-      sut = new AuditService(new AuditRepository(db), unlimited, transactions, new Metrics(db));
+      const [repository, metrics] = [new AuditRepository(db), new Metrics(db)];
+      sequencer = new AuditSequencer(db, repository, transactions, metrics, loadAppConfig({ DATABASE_URL: database.url }));
+      sequencer.onApplicationBootstrap();
+      sut = new AuditService(repository, unlimited, transactions, metrics, sequencer);
     });
     after(async () => {
+      await sequencer.onApplicationShutdown();
       await db.destroy();
       await drop();
       rmSync(dir, { recursive: true, force: true });

@@ -15,6 +15,7 @@ import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry } from './audit-entry';
 import { AuditRepository } from './audit.repository';
+import { AuditSequencer } from './audit-sequencer';
 import type { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
 
@@ -43,20 +44,39 @@ export class AuditService implements DenialRecorder {
     private readonly limiter: DenialLimiter,
     private readonly transactions: TransactionRunner,
     private readonly metrics: Metrics,
+    private readonly sequencer: AuditSequencer,
   ) {}
 
   /**
-   * Appends the event to the chain; its time is taken when the chain's lock is held. Called inside a
-   * TransactionRunner.run, the event joins that transaction and commits with the change it records;
-   * elsewhere it commits in a transaction of its own. A write that fails is a 503: the decision it
-   * records must not be answered without it.
+   * Writes the event of a decision and resolves once it has its place in the chain, committed, so a
+   * client that reads the trail after its answer finds it there. Called inside a TransactionRunner.run,
+   * the event joins that transaction and commits with the change it records, and the run resolves
+   * only once the event is placed; elsewhere it commits in a transaction of its own. A failure is a
+   * 503: the decision it records must not be answered without it.
    */
   async record(entry: AuditEntry): Promise<void> {
-    const fields = toEventFields(entry);
+    const started = performance.now();
+    const event = { ...toEventFields(entry), recorded_at: new Date().toISOString() };
+    await this.unavailableOnFailure(
+      entry,
+      this.transactions.run(async (trx) => {
+        const ticket = this.sequencer.ticket();
+        const pendingId = await this.repository.addWaiting(event, trx);
+        this.transactions.afterCommit(async () => {
+          await this.unavailableOnFailure(entry, this.sequencer.placed(pendingId, ticket));
+          this.metrics.auditEventWritten(entry.action, entry.outcome, (performance.now() - started) / 1000);
+        });
+      }),
+    );
+  }
+
+  private async unavailableOnFailure(entry: AuditEntry, work: Promise<void>): Promise<void> {
     try {
-      await this.transactions.run((trx) => this.repository.append(fields, trx));
-      this.metrics.auditEventWritten(entry.action, entry.outcome);
+      await work;
     } catch (error) {
+      if (error instanceof ServiceUnavailableError) {
+        throw error;
+      }
       this.logger.error(`audit event not written: ${error instanceof Error ? error.message : String(error)}`, { request_id: entry.origin.requestId });
       throw new ServiceUnavailableError('The service is temporarily unavailable');
     }

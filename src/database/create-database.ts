@@ -13,7 +13,7 @@ import {
   sql,
   SqliteDialect,
 } from 'kysely';
-import { Pool } from 'pg';
+import { Pool, type PoolConfig } from 'pg';
 import type { DatabaseLocation, PostgresLocation, SqliteLocation } from '../config';
 import type { DB } from './database.types';
 import { StatementCachingDatabase } from './statement-cache';
@@ -58,6 +58,11 @@ const POOLS = new WeakMap<Kysely<DB>, Pool>();
 export function poolUsage(db: Kysely<DB>): PoolUsage | undefined {
   const pool = POOLS.get(db);
   return pool && { max: pool.options.max, inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
+/** The settings of the PostgreSQL pool behind `db`, for a connection of its own; undefined on SQLite. */
+export function postgresConnectionConfig(db: Kysely<DB>): PoolConfig | undefined {
+  return POOLS.get(db)?.options;
 }
 
 function createPostgres({ url, poolSize, timeouts }: PostgresLocation): Kysely<DB> {

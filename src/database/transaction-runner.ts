@@ -5,8 +5,26 @@ import { CommitGroup, type TransactionWork } from './commit-group';
 import { groupsCommits } from './create-database';
 import type { DB } from './database.types';
 
+interface OpenTransaction {
+  db: Kysely<DB>;
+  trx: Transaction<DB>;
+  afterCommit: (() => Promise<void>)[];
+}
+
 /** The transaction the current async context runs in, and its database: runners of one database share it. */
-const currentTransaction = new AsyncLocalStorage<{ db: Kysely<DB>; trx: Transaction<DB> }>();
+const currentTransaction = new AsyncLocalStorage<OpenTransaction>();
+
+/** One commit group per SQLite database, whichever runner asks: one connection serves them all. */
+const commitGroups = new WeakMap<Kysely<DB>, CommitGroup>();
+
+function commitGroupOf(db: Kysely<DB>): CommitGroup {
+  let group = commitGroups.get(db);
+  if (!group) {
+    group = new CommitGroup(db);
+    commitGroups.set(db, group);
+  }
+  return group;
+}
 
 /**
  * Lets a service make several repositories' writes commit or fail together. A `run` inside another
@@ -18,15 +36,43 @@ export class TransactionRunner {
   private readonly commitGroup?: CommitGroup;
 
   constructor(private readonly db: Kysely<DB>) {
-    this.commitGroup = groupsCommits(db) ? new CommitGroup(db) : undefined;
+    this.commitGroup = groupsCommits(db) ? commitGroupOf(db) : undefined;
   }
 
-  run<T>(work: TransactionWork<T>): Promise<T> {
+  /** True on SQLite, where the transactions of one event-loop turn share one database transaction. */
+  get groupsCommits(): boolean {
+    return this.commitGroup !== undefined;
+  }
+
+  /** A step each shared transaction runs after its transactions' work, before it commits (SQLite only). */
+  beforeEachGroupCommit(step: TransactionWork<void>): void {
+    if (!this.commitGroup) {
+      throw new Error('Only a database whose commits are grouped runs a step before each group commit');
+    }
+    this.commitGroup.beforeCommit = step;
+  }
+
+  async run<T>(work: TransactionWork<T>): Promise<T> {
     const outer = currentTransaction.getStore();
     if (outer?.db === this.db) {
       return work(outer.trx);
     }
-    const inContext: TransactionWork<T> = (trx) => currentTransaction.run({ db: this.db, trx }, () => work(trx));
-    return this.commitGroup ? this.commitGroup.run(inContext) : this.db.transaction().execute(inContext);
+    const afterCommit: (() => Promise<void>)[] = [];
+    const inContext: TransactionWork<T> = (trx) => currentTransaction.run({ db: this.db, trx, afterCommit }, () => work(trx));
+    const value = await (this.commitGroup ? this.commitGroup.run(inContext) : this.db.transaction().execute(inContext));
+    await Promise.all(afterCommit.map((task) => task()));
+    return value;
+  }
+
+  /**
+   * Runs `task` once the transaction of the current `run` has committed, before that `run` resolves; a
+   * task that fails makes the `run` fail, though what it committed stays.
+   */
+  afterCommit(task: () => Promise<void>): void {
+    const current = currentTransaction.getStore();
+    if (current?.db !== this.db) {
+      throw new Error('afterCommit must be called inside TransactionRunner.run');
+    }
+    current.afterCommit.push(task);
   }
 }

@@ -1,0 +1,239 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Kysely, type Transaction } from 'kysely';
+import { ServiceUnavailableError } from '../common';
+import { APP_CONFIG, type AppConfig } from '../config';
+import { type DB, DedicatedSession, TransactionRunner } from '../database';
+import { Metrics } from '../observability';
+import { AuditRepository } from './audit.repository';
+
+/** The advisory lock whose holder is the one sequencer of the database (of the schema, on a shared server). */
+const SEQUENCER_LOCK = 'audit-sequencer';
+/** The sequencer notifies this channel as each batch commits; every instance listens for it. */
+const PLACED_CHANNEL = 'fleet_registry_audit_placed';
+/** Waiters look for themselves this often even without a notice: one is missed while a dedicated connection reconnects. */
+const RECHECK_MS = 100;
+
+interface Waiter {
+  since: number;
+  placed: () => void;
+}
+
+/** What a decision takes before it writes its event, so that a notice sent before it waits is not missed. */
+export interface WaitTicket {
+  noticesSeen: number;
+}
+
+/**
+ * Gives waiting events their place in the chain, in batches, and tells each decision when its event
+ * has one. On SQLite this runs at the end of every commit group, inside its transaction, so an event is
+ * in the chain when its decision commits. On PostgreSQL one instance at a time holds the sequencer's
+ * advisory lock on a connection of its own and chains batches on it; the others try to take the lock
+ * over every takeover interval, so the death of the holder hands it on. Decisions wait for their events
+ * with LISTEN/NOTIFY, a query of which of them are still waiting, and a bound.
+ */
+@Injectable()
+export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('AuditSequencer');
+  private readonly waiting = new Map<number, Waiter>();
+  private readonly stopping = new AbortController();
+  private leading?: Promise<void>;
+  private session?: DedicatedSession;
+  /** Batches placed that this instance has heard of: notices and its own. */
+  private notices = 0;
+  private checking = false;
+  private checkAgain = false;
+  private recheck?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly repository: AuditRepository,
+    private readonly transactions: TransactionRunner,
+    private readonly metrics: Metrics,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    metrics.readAuditLagWith(() => this.lagMs() / 1000);
+    if (transactions.groupsCommits) {
+      transactions.beforeEachGroupCommit((trx) => this.chainAll(trx));
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.transactions.groupsCommits) {
+      this.leading = this.lead();
+    }
+  }
+
+  /** Ends the dedicated session at once, which fails its statement in flight and releases the lock for another instance. */
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping.abort();
+    this.session?.close();
+    await this.leading;
+  }
+
+  ticket(): WaitTicket {
+    return { noticesSeen: this.notices };
+  }
+
+  /** Resolves once the committed event `pendingId` is in the chain, committed; rejects past the configured bound. */
+  placed(pendingId: number, ticket: WaitTicket): Promise<void> {
+    if (this.transactions.groupsCommits) {
+      // Its commit group chained it before committing.
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const bound = this.config.audit.sequencingTimeoutMs;
+      const timer = setTimeout(() => {
+        this.waiting.delete(pendingId);
+        reject(new Error(`audit event ${pendingId} had no place in the chain after ${bound} ms`));
+      }, bound);
+      this.waiting.set(pendingId, {
+        since: performance.now(),
+        placed: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+      if (this.notices !== ticket.noticesSeen) {
+        void this.checkWaiters();
+      }
+      this.scheduleRecheck();
+    });
+  }
+
+  /** How long the oldest of this instance's events still waiting for its place has waited. */
+  lagMs(): number {
+    const oldest = this.waiting.values().next().value;
+    return oldest === undefined ? 0 : performance.now() - oldest.since;
+  }
+
+  isLagging(): boolean {
+    return this.lagMs() > this.config.audit.readinessLagMs;
+  }
+
+  /**
+   * SQLite: every waiting event, in batches, inside the commit group's transaction. If that fails, the
+   * whole group rolls back, and each of its decisions is answered 503.
+   */
+  private async chainAll(trx: Transaction<DB>): Promise<void> {
+    const limit = this.config.audit.batchLimit;
+    try {
+      let placed: number;
+      do {
+        placed = (await this.repository.chainWaiting(trx, limit)).length;
+        if (placed > 0) {
+          this.metrics.auditBatchSequenced(placed);
+        }
+      } while (placed === limit);
+    } catch (error) {
+      this.logger.error(`audit events not chained: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ServiceUnavailableError('The service is temporarily unavailable');
+    }
+  }
+
+  /** PostgreSQL: take the sequencer's lock when it is free, then chain batches while it is held. */
+  private async lead(): Promise<void> {
+    const { takeoverIntervalMs, sequencerIntervalMs, batchLimit } = this.config.audit;
+    while (!this.stopping.signal.aborted) {
+      const lost = new AbortController();
+      const active = AbortSignal.any([this.stopping.signal, lost.signal]);
+      try {
+        const session = await DedicatedSession.open(this.db, () => lost.abort());
+        this.session = session;
+        await session.listen(PLACED_CHANNEL, () => this.heard());
+        while (!active.aborted) {
+          if (!(await session.tryLock(SEQUENCER_LOCK))) {
+            await pause(takeoverIntervalMs, active);
+            continue;
+          }
+          this.logger.log('This instance sequences the audit trail');
+          while (!active.aborted) {
+            if ((await this.chainBatch(session)) < batchLimit) {
+              await pause(sequencerIntervalMs, active);
+            }
+          }
+        }
+      } catch (error) {
+        if (!this.stopping.signal.aborted) {
+          this.logger.warn(`audit sequencing interrupted: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      } finally {
+        this.session?.close();
+        this.session = undefined;
+      }
+      await pause(takeoverIntervalMs, this.stopping.signal);
+    }
+  }
+
+  private async chainBatch(session: DedicatedSession): Promise<number> {
+    const placed = await session.db.transaction().execute(async (trx) => {
+      const batch = await this.repository.chainWaiting(trx, this.config.audit.batchLimit);
+      if (batch.length > 0) {
+        await session.notifyOnCommit(trx, PLACED_CHANNEL);
+      }
+      return batch;
+    });
+    if (placed.length > 0) {
+      this.metrics.auditBatchSequenced(placed.length);
+      this.notices++;
+      placed.forEach(({ pendingId }) => this.settle(pendingId));
+    }
+    return placed.length;
+  }
+
+  private heard(): void {
+    this.notices++;
+    void this.checkWaiters();
+  }
+
+  private settle(pendingId: number): void {
+    const waiter = this.waiting.get(pendingId);
+    if (waiter) {
+      this.waiting.delete(pendingId);
+      waiter.placed();
+    }
+  }
+
+  /** One query at a time for all of this instance's waiters; a notice that comes meanwhile asks for one more. */
+  private async checkWaiters(): Promise<void> {
+    if (this.checking) {
+      this.checkAgain = true;
+      return;
+    }
+    this.checking = true;
+    try {
+      do {
+        this.checkAgain = false;
+        const ids = [...this.waiting.keys()];
+        if (ids.length === 0) {
+          break;
+        }
+        const still = await this.repository.findStillWaiting(ids);
+        ids.filter((id) => !still.has(id)).forEach((id) => this.settle(id));
+      } while (this.checkAgain);
+    } catch (error) {
+      this.logger.warn(`could not check the audit events waiting for a place: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  private scheduleRecheck(): void {
+    if (this.recheck !== undefined) {
+      return;
+    }
+    this.recheck = setTimeout(() => {
+      this.recheck = undefined;
+      void this.checkWaiters().then(() => {
+        if (this.waiting.size > 0) {
+          this.scheduleRecheck();
+        }
+      });
+    }, RECHECK_MS);
+  }
+}
+
+/** Waits `ms`, or less if `signal` aborts; never throws. */
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  await sleep(ms, undefined, { signal }).catch(() => undefined);
+}
