@@ -6,6 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../config';
 import { type DB, DedicatedSession, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { AuditRepository } from './audit.repository';
+import { decodePlaced, encodePlaced } from './placed-ranges';
 
 /** The advisory lock whose holder is the one sequencer of the database (of the schema, on a shared server). */
 const SEQUENCER_LOCK = 'audit-sequencer';
@@ -13,15 +14,17 @@ const SEQUENCER_LOCK = 'audit-sequencer';
 const PLACED_CHANNEL = 'fleet_registry_audit_placed';
 /** Waiters look for themselves this often even without a notice: one is missed while a dedicated connection reconnects. */
 const RECHECK_MS = 100;
+/** How long places named by a notice are remembered, for a decision that commits and then waits after the notice came. */
+const REMEMBER_PLACED_MS = 5_000;
 
 interface Waiter {
   since: number;
   placed: () => void;
 }
 
-/** What a decision takes before it writes its event, so that a notice sent before it waits is not missed. */
+/** What a decision takes before it writes its event, so that a notice that names no places, sent before it waits, is not missed. */
 export interface WaitTicket {
-  noticesSeen: number;
+  unnamedNoticesSeen: number;
 }
 
 /**
@@ -29,8 +32,10 @@ export interface WaitTicket {
  * has one. On SQLite this runs at the end of every commit group, inside its transaction, so an event is
  * in the chain when its decision commits. On PostgreSQL one instance at a time holds the sequencer's
  * advisory lock on a connection of its own and chains batches on it; the others try to take the lock
- * over every takeover interval, so the death of the holder hands it on. Decisions wait for their events
- * with LISTEN/NOTIFY, a query of which of them are still waiting, and a bound.
+ * over every takeover interval, so the death of the holder hands it on. The holder chains a batch in two
+ * statements and no transaction: one reads the waiting events with the head, one moves them into the
+ * chain and notifies every instance of the places it filled. Decisions wait for those notices, with a
+ * query of which of them are still waiting as the fallback, and a bound.
  */
 @Injectable()
 export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -39,8 +44,10 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
   private readonly stopping = new AbortController();
   private leading?: Promise<void>;
   private session?: DedicatedSession;
-  /** Batches placed that this instance has heard of: notices and its own. */
-  private notices = 0;
+  /** Notices heard that named no places: every waiter must then ask the database. */
+  private unnamedNotices = 0;
+  /** Places that notices named, with when, for waiters that come after their notice. */
+  private readonly recentlyPlaced = new Map<number, number>();
   private checking = false;
   private checkAgain = false;
   private recheck?: NodeJS.Timeout;
@@ -72,13 +79,16 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
   }
 
   ticket(): WaitTicket {
-    return { noticesSeen: this.notices };
+    return { unnamedNoticesSeen: this.unnamedNotices };
   }
 
   /** Resolves once the committed event `pendingId` is in the chain, committed; rejects past the configured bound. */
   placed(pendingId: number, ticket: WaitTicket): Promise<void> {
     if (this.transactions.groupsCommits) {
       // Its commit group chained it before committing.
+      return Promise.resolve();
+    }
+    if (this.recentlyPlaced.delete(pendingId)) {
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
@@ -94,7 +104,7 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
           resolve();
         },
       });
-      if (this.notices !== ticket.noticesSeen) {
+      if (this.unnamedNotices !== ticket.unnamedNoticesSeen) {
         void this.checkWaiters();
       }
       this.scheduleRecheck();
@@ -133,22 +143,23 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
 
   /** PostgreSQL: take the sequencer's lock when it is free, then chain batches while it is held. */
   private async lead(): Promise<void> {
-    const { takeoverIntervalMs, sequencerIntervalMs, batchLimit } = this.config.audit;
+    const { takeoverIntervalMs, sequencerIntervalMs } = this.config.audit;
     while (!this.stopping.signal.aborted) {
       const lost = new AbortController();
       const active = AbortSignal.any([this.stopping.signal, lost.signal]);
       try {
         const session = await DedicatedSession.open(this.db, () => lost.abort());
         this.session = session;
-        await session.listen(PLACED_CHANNEL, () => this.heard());
+        await session.listen(PLACED_CHANNEL, (message) => this.heard(message));
         while (!active.aborted) {
           if (!(await session.tryLock(SEQUENCER_LOCK))) {
             await pause(takeoverIntervalMs, active);
             continue;
           }
           this.logger.log('This instance sequences the audit trail');
+          // Back to back while events wait: a decision waits for the batch under way and then its own.
           while (!active.aborted) {
-            if ((await this.chainBatch(session)) < batchLimit) {
+            if ((await this.chainBatch(session)) === 0) {
               await pause(sequencerIntervalMs, active);
             }
           }
@@ -166,32 +177,46 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async chainBatch(session: DedicatedSession): Promise<number> {
-    const placed = await session.db.transaction().execute(async (trx) => {
-      const batch = await this.repository.chainWaiting(trx, this.config.audit.batchLimit);
-      if (batch.length > 0) {
-        await session.notifyOnCommit(trx, PLACED_CHANNEL);
+    const batch = await this.repository.findWaiting(session.db, this.config.audit.batchLimit);
+    if (!batch) {
+      return 0;
+    }
+    await this.repository.moveIntoChainAtOnce(session.db, batch, session.notification(PLACED_CHANNEL, encodePlaced(batch.pendingIds)));
+    this.metrics.auditBatchSequenced(batch.pendingIds.length);
+    batch.pendingIds.forEach((pendingId) => this.settle(pendingId));
+    return batch.pendingIds.length;
+  }
+
+  private heard(message: string): void {
+    const placed = decodePlaced(message);
+    if (placed.length === 0) {
+      this.unnamedNotices++;
+      void this.checkWaiters();
+      return;
+    }
+    const now = performance.now();
+    for (const [pendingId, heardAt] of this.recentlyPlaced) {
+      if (now - heardAt < REMEMBER_PLACED_MS) {
+        break;
       }
-      return batch;
-    });
-    if (placed.length > 0) {
-      this.metrics.auditBatchSequenced(placed.length);
-      this.notices++;
-      placed.forEach(({ pendingId }) => this.settle(pendingId));
+      this.recentlyPlaced.delete(pendingId);
     }
-    return placed.length;
+    for (const pendingId of placed) {
+      if (!this.settle(pendingId)) {
+        this.recentlyPlaced.set(pendingId, now);
+      }
+    }
   }
 
-  private heard(): void {
-    this.notices++;
-    void this.checkWaiters();
-  }
-
-  private settle(pendingId: number): void {
+  /** True when a decision was waiting for this place. */
+  private settle(pendingId: number): boolean {
     const waiter = this.waiting.get(pendingId);
-    if (waiter) {
-      this.waiting.delete(pendingId);
-      waiter.placed();
+    if (!waiter) {
+      return false;
     }
+    this.waiting.delete(pendingId);
+    waiter.placed();
+    return true;
   }
 
   /** One query at a time for all of this instance's waiters; a notice that comes meanwhile asks for one more. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Kysely, type Transaction } from 'kysely';
+import { Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, precompile, selectPage } from '../database';
 import { chainEvents, HASHED_FIELDS, type UnchainedEvent } from './audit-chain';
 
@@ -28,7 +28,16 @@ const WAITING_COLUMNS = [
   'path',
 ] as const satisfies readonly (keyof WaitingEvent)[];
 
-/** The statements every decision and every batch runs, compiled once. */
+/** Waiting events, oldest first, and the head of the chain they are to follow. */
+export interface WaitingBatch {
+  head: AuditChainHead;
+  pendingIds: number[];
+  events: AuditEventRow[];
+  /** The head once the batch is in the chain. */
+  nextHead: AuditChainHead;
+}
+
+/** The statements every decision and every batch runs, compiled once where their shape is fixed. */
 function appendQueries(db: Kysely<DB>) {
   return {
     addWaiting: precompile((event: WaitingEvent) =>
@@ -37,14 +46,21 @@ function appendQueries(db: Kysely<DB>) {
         .values(Object.fromEntries(WAITING_COLUMNS.map((column) => [column, event[column]])) as WaitingEvent)
         .returning('pending_id'),
     ),
-    // Rewriting a column to itself takes the head's lock (a row lock on PostgreSQL, the write lock on
-    // SQLite) for the rest of the batch's transaction, and returns where the chain ends.
-    takeHead: db
-      .updateTable('audit_chain_head')
-      .set((eb) => ({ event_count: eb.ref('event_count') }))
-      .where('id', '=', 1)
-      .returningAll()
-      .compile(),
+    findWaiting: precompile(({ limit }: { limit: number }) =>
+      db
+        .selectFrom('audit_pending')
+        .innerJoin('audit_chain_head', (join) => join.onTrue())
+        .selectAll('audit_pending')
+        .select([
+          'audit_chain_head.id',
+          'audit_chain_head.event_count',
+          'audit_chain_head.last_event_id',
+          'audit_chain_head.last_hash',
+          'audit_chain_head.last_occurred_at',
+        ])
+        .orderBy('pending_id')
+        .limit(limit),
+    ),
     moveHead: precompile((head: AuditChainHead) =>
       db
         .updateTable('audit_chain_head')
@@ -54,6 +70,9 @@ function appendQueries(db: Kysely<DB>) {
   };
 }
 
+const eventValues = (events: AuditEventRow[]) =>
+  events.map((event) => Object.fromEntries(AUDIT_EVENT_COLUMNS.map((column) => [column, event[column]])) as AuditEventRow);
+
 @Injectable()
 export class AuditRepository {
   private readonly appending;
@@ -62,38 +81,59 @@ export class AuditRepository {
     this.appending = appendQueries(db);
   }
 
-  /** Records the event, not yet in the chain, inside the caller's transaction; returns its place in the queue. */
-  async addWaiting(event: WaitingEvent, trx: Transaction<DB>): Promise<number> {
-    const [row] = (await trx.executeQuery(this.appending.addWaiting(event))).rows;
+  /** Records the event, not yet in the chain, with `executor`'s statement or transaction; returns its place in the queue. */
+  async addWaiting(event: WaitingEvent, executor: Kysely<DB>): Promise<number> {
+    const [row] = (await executor.executeQuery(this.appending.addWaiting(event))).rows;
     return Number(row.pending_id);
   }
 
+  /** Up to `limit` waiting events, oldest first, chained after the current head: one statement; undefined when none waits. */
+  async findWaiting(executor: Kysely<DB>, limit: number): Promise<WaitingBatch | undefined> {
+    const rows = (await executor.executeQuery(this.appending.findWaiting({ limit }))).rows;
+    if (rows.length === 0) {
+      return undefined;
+    }
+    const [{ id, event_count, last_event_id, last_hash, last_occurred_at }] = rows;
+    const head = { id, event_count, last_event_id, last_hash, last_occurred_at };
+    const chained = chainEvents(head, rows);
+    return { head, pendingIds: rows.map((row) => Number(row.pending_id)), events: chained.events, nextHead: chained.head };
+  }
+
+  /** Moves the batch into the chain inside `trx`, which must hold the chain's only writer (SQLite's write lock). */
+  async moveIntoChain(trx: Transaction<DB>, batch: WaitingBatch): Promise<void> {
+    await trx.deleteFrom('audit_pending').where('pending_id', 'in', batch.pendingIds).execute();
+    await trx.insertInto('audit_events').values(eventValues(batch.events)).execute();
+    await trx.executeQuery(this.appending.moveHead(batch.nextHead));
+  }
+
+  /** Chains up to `limit` waiting events inside `trx`, as moveIntoChain; returns their places in the queue. */
+  async chainWaiting(trx: Transaction<DB>, limit: number): Promise<number[]> {
+    const batch = await this.findWaiting(trx, limit);
+    if (batch) {
+      await this.moveIntoChain(trx, batch);
+    }
+    return batch?.pendingIds ?? [];
+  }
+
   /**
-   * Moves up to `limit` waiting events, oldest first, to the end of the chain inside `trx`: one
-   * statement takes them out of the queue, one locks the head, one inserts them all, one moves the head.
-   * Returns their places in the queue and their times of decision, in chain order.
+   * Moves the batch into the chain in one statement, atomic without a transaction (PostgreSQL's
+   * data-modifying WITH), returning `returned` as it commits. Positions are the events' primary key:
+   * a second writer that chained from the same head fails on them rather than fork the chain.
    */
-  async chainWaiting(trx: Transaction<DB>, limit: number): Promise<{ pendingId: number; recordedAt: string }[]> {
-    const taken = await trx
-      .deleteFrom('audit_pending')
-      .where('pending_id', 'in', (eb) => eb.selectFrom('audit_pending').select('pending_id').orderBy('pending_id').limit(limit))
-      .returningAll()
+  async moveIntoChainAtOnce(executor: Kysely<DB>, batch: WaitingBatch, returned: RawBuilder<unknown>): Promise<void> {
+    await executor
+      .with('taken', (db) => db.deleteFrom('audit_pending').where('pending_id', 'in', batch.pendingIds).returning('pending_id'))
+      .with('chained', (db) => db.insertInto('audit_events').values(eventValues(batch.events)).returning('id'))
+      .updateTable('audit_chain_head')
+      .set({
+        event_count: batch.nextHead.event_count,
+        last_event_id: batch.nextHead.last_event_id,
+        last_hash: batch.nextHead.last_hash,
+        last_occurred_at: batch.nextHead.last_occurred_at,
+      })
+      .where('id', '=', 1)
+      .returning(returned.as('returned'))
       .execute();
-    if (taken.length === 0) {
-      return [];
-    }
-    const waiting = taken.map((row) => ({ ...row, pending_id: Number(row.pending_id) })).sort((a, b) => a.pending_id - b.pending_id);
-    const [head] = (await trx.executeQuery(this.appending.takeHead)).rows;
-    if (head === undefined) {
-      throw new Error('audit_chain_head has no row');
-    }
-    const chained = chainEvents(head, waiting);
-    await trx
-      .insertInto('audit_events')
-      .values(chained.events.map((event) => Object.fromEntries(AUDIT_EVENT_COLUMNS.map((column) => [column, event[column]])) as AuditEventRow))
-      .execute();
-    await trx.executeQuery(this.appending.moveHead(chained.head));
-    return waiting.map((row) => ({ pendingId: row.pending_id, recordedAt: row.recorded_at }));
   }
 
   /** Which of these waiting events are still waiting; the others are in the chain, committed. */

@@ -51,17 +51,17 @@ export class AuditService implements DenialRecorder {
    * Writes the event of a decision and resolves once it has its place in the chain, committed, so a
    * client that reads the trail after its answer finds it there. Called inside a TransactionRunner.run,
    * the event joins that transaction and commits with the change it records, and the run resolves
-   * only once the event is placed; elsewhere it commits in a transaction of its own. A failure is a
-   * 503: the decision it records must not be answered without it.
+   * only once the event is placed; elsewhere its one statement commits by itself (in a commit group on
+   * SQLite). A failure is a 503: the decision it records must not be answered without it.
    */
   async record(entry: AuditEntry): Promise<void> {
     const started = performance.now();
     const event = { ...toEventFields(entry), recorded_at: new Date().toISOString() };
     await this.unavailableOnFailure(
       entry,
-      this.transactions.run(async (trx) => {
+      this.transactions.runStatement(async (executor) => {
         const ticket = this.sequencer.ticket();
-        const pendingId = await this.repository.addWaiting(event, trx);
+        const pendingId = await this.repository.addWaiting(event, executor);
         this.transactions.afterCommit(async () => {
           await this.unavailableOnFailure(entry, this.sequencer.placed(pendingId, ticket));
           this.metrics.auditEventWritten(entry.action, entry.outcome, (performance.now() - started) / 1000);

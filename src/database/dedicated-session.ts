@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, type RawBuilder, sql } from 'kysely';
 import { Client } from 'pg';
 import { postgresConnectionConfig } from './create-database';
 import type { DB } from './database.types';
@@ -63,19 +63,23 @@ export class DedicatedSession {
     return rows[0].locked;
   }
 
-  /** Calls `onNotice` for each notification on `channel` sent from this schema. */
-  async listen(channel: string, onNotice: () => void): Promise<void> {
+  /** Calls `onNotice` with the message of each notification on `channel` sent from this schema. */
+  async listen(channel: string, onNotice: (message: string) => void): Promise<void> {
+    const prefix = `${this.schema} `;
     this.client.on('notification', (notice) => {
-      if (notice.channel === channel && notice.payload === this.schema) {
-        onNotice();
+      if (notice.channel === channel && notice.payload?.startsWith(prefix)) {
+        onNotice(notice.payload.slice(prefix.length));
       }
     });
     await this.client.query(`listen ${this.client.escapeIdentifier(channel)}`);
   }
 
-  /** Notifies the listeners on `channel` in this schema when `trx` commits; never if it rolls back. */
-  async notifyOnCommit(trx: Transaction<DB>, channel: string): Promise<void> {
-    await sql`select pg_notify(${channel}, current_schema())`.execute(trx);
+  /**
+   * An expression that notifies the listeners on `channel` in this schema with `message`, for a
+   * statement to return: delivered when its transaction commits, never if it rolls back.
+   */
+  notification(channel: string, message: string): RawBuilder<unknown> {
+    return sql`pg_notify(${channel}, current_schema() || ' ' || ${message})`;
   }
 
   /**

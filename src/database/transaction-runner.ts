@@ -7,7 +7,8 @@ import type { DB } from './database.types';
 
 interface OpenTransaction {
   db: Kysely<DB>;
-  trx: Transaction<DB>;
+  /** Absent for a single statement run without a transaction (runStatement on PostgreSQL). */
+  trx?: Transaction<DB>;
   afterCommit: (() => Promise<void>)[];
 }
 
@@ -54,24 +55,43 @@ export class TransactionRunner {
 
   async run<T>(work: TransactionWork<T>): Promise<T> {
     const outer = currentTransaction.getStore();
-    if (outer?.db === this.db) {
+    if (outer?.db === this.db && outer.trx) {
       return work(outer.trx);
     }
+    return this.thenAfterCommit((afterCommit) => {
+      const inContext: TransactionWork<T> = (trx) => currentTransaction.run({ db: this.db, trx, afterCommit }, () => work(trx));
+      return this.commitGroup ? this.commitGroup.run(inContext) : this.db.transaction().execute(inContext);
+    });
+  }
+
+  /**
+   * For work that is one statement, atomic by itself: it joins the current transaction, or a commit
+   * group on SQLite; on PostgreSQL it runs straight on the pool, without the round trips of BEGIN and COMMIT.
+   */
+  async runStatement<T>(work: (executor: Kysely<DB>) => Promise<T>): Promise<T> {
+    const outer = currentTransaction.getStore();
+    if (this.commitGroup || (outer?.db === this.db && outer.trx)) {
+      return this.run(work);
+    }
+    return this.thenAfterCommit((afterCommit) => currentTransaction.run({ db: this.db, afterCommit }, () => work(this.db)));
+  }
+
+  /** Runs what `commit` collected to run after it, once it has committed. */
+  private async thenAfterCommit<T>(commit: (afterCommit: (() => Promise<void>)[]) => Promise<T>): Promise<T> {
     const afterCommit: (() => Promise<void>)[] = [];
-    const inContext: TransactionWork<T> = (trx) => currentTransaction.run({ db: this.db, trx, afterCommit }, () => work(trx));
-    const value = await (this.commitGroup ? this.commitGroup.run(inContext) : this.db.transaction().execute(inContext));
+    const value = await commit(afterCommit);
     await Promise.all(afterCommit.map((task) => task()));
     return value;
   }
 
   /**
-   * Runs `task` once the transaction of the current `run` has committed, before that `run` resolves; a
-   * task that fails makes the `run` fail, though what it committed stays.
+   * Runs `task` once the transaction of the current `run` (or `runStatement`) has committed, before that
+   * `run` resolves; a task that fails makes the `run` fail, though what it committed stays.
    */
   afterCommit(task: () => Promise<void>): void {
     const current = currentTransaction.getStore();
     if (current?.db !== this.db) {
-      throw new Error('afterCommit must be called inside TransactionRunner.run');
+      throw new Error('afterCommit must be called inside TransactionRunner.run or runStatement');
     }
     current.afterCommit.push(task);
   }
