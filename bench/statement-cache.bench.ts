@@ -81,8 +81,7 @@ async function round(subject: Subject): Promise<void> {
         const assetId = `BEN-${String(subject.decommissioned++).padStart(4, '0')}`;
         const record = { decommission_reason: 'bench', authorized_by: 'bench', decommissioned_at: new Date().toISOString() };
         if (!(await assets.decommission(assetId, record, trx))) throw new Error(`${assetId} not decommissioned`);
-        await audit.addWaiting({ ...origin, asset_id: assetId, recorded_at: record.decommissioned_at }, trx);
-        await audit.chainWaiting(trx, 1);
+        await audit.append({ ...origin, asset_id: assetId }, trx);
       }),
     ),
   );

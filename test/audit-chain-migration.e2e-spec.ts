@@ -59,10 +59,7 @@ describeEachDatabase('migration 002-audit-chain on a database with events', (eng
 
   it('keeps the recorded times, and appends after the latest of them', async () => {
     const event = { ...OLD_EVENTS[0], request_id: 'new-1', actor: null, actor_clearance: null, asset_id: null };
-    await db.transaction().execute(async (trx) => {
-      await repository.addWaiting({ ...event, recorded_at: new Date().toISOString() }, trx);
-      await repository.chainWaiting(trx, 1);
-    });
+    await db.transaction().execute((trx) => repository.append(event, trx));
     const newest = await db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
     assert.deepEqual([newest.id, newest.request_id, newest.occurred_at], [10, 'new-1', '2030-01-01T00:00:00.000Z']);
     const result = await verify();

@@ -166,7 +166,7 @@ describe('AssetsService', () => {
     });
 
     it('rolls the decommission back and answers 503 when its audit event cannot be written', async () => {
-      await sql`CREATE TRIGGER reject_allowed BEFORE INSERT ON audit_pending WHEN NEW.outcome = 'allowed'
+      await sql`CREATE TRIGGER reject_allowed BEFORE INSERT ON audit_events WHEN NEW.outcome = 'allowed'
                 BEGIN SELECT RAISE(ABORT, 'audit store refused'); END`.execute(db);
       try {
         await assert.rejects(sut.decommission('TXN-0001', BODY, ADMIRAL, originFor('TXN-0001')), ServiceUnavailableError);

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kysely, type Transaction } from 'kysely';
-import { ServiceUnavailableError } from '../common';
+import { Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { type DB, DedicatedSession, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
-import { AuditRepository } from './audit.repository';
+import { AuditRepository, type WaitingEvent } from './audit.repository';
 import { decodePlaced, encodePlaced } from './placed-ranges';
 
 /** The advisory lock whose holder is the one sequencer of the database (of the schema, on a shared server). */
@@ -22,15 +21,16 @@ interface Waiter {
   placed: () => void;
 }
 
-/** What a decision takes before it writes its event, so that a notice that names no places, sent before it waits, is not missed. */
-export interface WaitTicket {
+/** Taken before a decision writes its event, so that a notice naming no places, sent before it waits, is not missed. */
+interface WaitTicket {
   unnamedNoticesSeen: number;
 }
 
 /**
- * Gives waiting events their place in the chain, in batches, and tells each decision when its event
- * has one. On SQLite this runs at the end of every commit group, inside its transaction, so an event is
- * in the chain when its decision commits. On PostgreSQL one instance at a time holds the sequencer's
+ * Gives decisions' events their place in the chain and tells each decision when its event has one. On
+ * SQLite an event is appended in its decision's transaction: the commit group already pays for order
+ * once per group, under the one writer's lock. On PostgreSQL decisions write events unsequenced, with no
+ * shared lock, and one instance at a time holds the sequencer's
  * advisory lock on a connection of its own and chains batches on it; the others try to take the lock
  * over every takeover interval, so the death of the holder hands it on. The holder chains a batch in two
  * statements and no transaction: one reads the waiting events with the head, one moves them into the
@@ -60,9 +60,6 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     metrics.readAuditLagWith(() => this.lagMs() / 1000);
-    if (transactions.groupsCommits) {
-      transactions.beforeEachGroupCommit((trx) => this.chainAll(trx));
-    }
   }
 
   onApplicationBootstrap(): void {
@@ -78,16 +75,23 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
     await this.leading;
   }
 
-  ticket(): WaitTicket {
-    return { unnamedNoticesSeen: this.unnamedNotices };
+  /**
+   * Writes the event with `executor` (the decision's transaction, or one statement) and returns what
+   * resolves, once that has committed, when the event has its place in the chain, committed; it rejects
+   * past AUDIT_SEQUENCING_TIMEOUT_MS. On SQLite the event is appended at once: the commit group is the
+   * batch, and holds the one writer's lock anyway.
+   */
+  async write(event: WaitingEvent, executor: Kysely<DB>): Promise<() => Promise<void>> {
+    if (this.transactions.groupsCommits) {
+      await this.repository.append(event, executor);
+      return () => Promise.resolve();
+    }
+    const ticket = { unnamedNoticesSeen: this.unnamedNotices };
+    const pendingId = await this.repository.addWaiting(event, executor);
+    return () => this.placed(pendingId, ticket);
   }
 
-  /** Resolves once the committed event `pendingId` is in the chain, committed; rejects past the configured bound. */
-  placed(pendingId: number, ticket: WaitTicket): Promise<void> {
-    if (this.transactions.groupsCommits) {
-      // Its commit group chained it before committing.
-      return Promise.resolve();
-    }
+  private placed(pendingId: number, ticket: WaitTicket): Promise<void> {
     if (this.recentlyPlaced.delete(pendingId)) {
       return Promise.resolve();
     }
@@ -119,26 +123,6 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
 
   isLagging(): boolean {
     return this.lagMs() > this.config.audit.readinessLagMs;
-  }
-
-  /**
-   * SQLite: every waiting event, in batches, inside the commit group's transaction. If that fails, the
-   * whole group rolls back, and each of its decisions is answered 503.
-   */
-  private async chainAll(trx: Transaction<DB>): Promise<void> {
-    const limit = this.config.audit.batchLimit;
-    try {
-      let placed: number;
-      do {
-        placed = (await this.repository.chainWaiting(trx, limit)).length;
-        if (placed > 0) {
-          this.metrics.auditBatchSequenced(placed);
-        }
-      } while (placed === limit);
-    } catch (error) {
-      this.logger.error(`audit events not chained: ${error instanceof Error ? error.message : String(error)}`);
-      throw new ServiceUnavailableError('The service is temporarily unavailable');
-    }
   }
 
   /** PostgreSQL: take the sequencer's lock when it is free, then chain batches while it is held. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { Kysely, type RawBuilder } from 'kysely';
 import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, precompile, selectPage } from '../database';
 import { chainEvents, HASHED_FIELDS, type UnchainedEvent } from './audit-chain';
 
@@ -37,6 +37,9 @@ export interface WaitingBatch {
   nextHead: AuditChainHead;
 }
 
+const eventValues = (events: AuditEventRow[]) =>
+  events.map((event) => Object.fromEntries(AUDIT_EVENT_COLUMNS.map((column) => [column, event[column]])) as AuditEventRow);
+
 /** The statements every decision and every batch runs, compiled once where their shape is fixed. */
 function appendQueries(db: Kysely<DB>) {
   return {
@@ -61,6 +64,15 @@ function appendQueries(db: Kysely<DB>) {
         .orderBy('pending_id')
         .limit(limit),
     ),
+    // Rewriting a column to itself takes the head's lock (SQLite's write lock, which the commit group
+    // holds anyway) and returns where the chain ends.
+    takeHead: db
+      .updateTable('audit_chain_head')
+      .set((eb) => ({ event_count: eb.ref('event_count') }))
+      .where('id', '=', 1)
+      .returningAll()
+      .compile(),
+    insertEvent: precompile((event: AuditEventRow) => db.insertInto('audit_events').values(eventValues([event])[0])),
     moveHead: precompile((head: AuditChainHead) =>
       db
         .updateTable('audit_chain_head')
@@ -69,9 +81,6 @@ function appendQueries(db: Kysely<DB>) {
     ),
   };
 }
-
-const eventValues = (events: AuditEventRow[]) =>
-  events.map((event) => Object.fromEntries(AUDIT_EVENT_COLUMNS.map((column) => [column, event[column]])) as AuditEventRow);
 
 @Injectable()
 export class AuditRepository {
@@ -99,20 +108,18 @@ export class AuditRepository {
     return { head, pendingIds: rows.map((row) => Number(row.pending_id)), events: chained.events, nextHead: chained.head };
   }
 
-  /** Moves the batch into the chain inside `trx`, which must hold the chain's only writer (SQLite's write lock). */
-  async moveIntoChain(trx: Transaction<DB>, batch: WaitingBatch): Promise<void> {
-    await trx.deleteFrom('audit_pending').where('pending_id', 'in', batch.pendingIds).execute();
-    await trx.insertInto('audit_events').values(eventValues(batch.events)).execute();
-    await trx.executeQuery(this.appending.moveHead(batch.nextHead));
-  }
-
-  /** Chains up to `limit` waiting events inside `trx`, as moveIntoChain; returns their places in the queue. */
-  async chainWaiting(trx: Transaction<DB>, limit: number): Promise<number[]> {
-    const batch = await this.findWaiting(trx, limit);
-    if (batch) {
-      await this.moveIntoChain(trx, batch);
+  /**
+   * Adds the event at the end of the chain at once, inside `trx`, which must hold the chain's only
+   * writer: SQLite's write lock, which a commit group holds for all its transactions.
+   */
+  async append(fields: UnchainedEvent, trx: Kysely<DB>): Promise<void> {
+    const [head] = (await trx.executeQuery(this.appending.takeHead)).rows;
+    if (head === undefined) {
+      throw new Error('audit_chain_head has no row');
     }
-    return batch?.pendingIds ?? [];
+    const chained = chainEvents(head, [{ ...fields, recorded_at: new Date().toISOString() }]);
+    await trx.executeQuery(this.appending.insertEvent(chained.events[0]));
+    await trx.executeQuery(this.appending.moveHead(chained.head));
   }
 
   /**

@@ -60,10 +60,9 @@ export class AuditService implements DenialRecorder {
     await this.unavailableOnFailure(
       entry,
       this.transactions.runStatement(async (executor) => {
-        const ticket = this.sequencer.ticket();
-        const pendingId = await this.repository.addWaiting(event, executor);
+        const placed = await this.sequencer.write(event, executor);
         this.transactions.afterCommit(async () => {
-          await this.unavailableOnFailure(entry, this.sequencer.placed(pendingId, ticket));
+          await this.unavailableOnFailure(entry, placed());
           this.metrics.auditEventWritten(entry.action, entry.outcome, (performance.now() - started) / 1000);
         });
       }),

@@ -26,8 +26,6 @@ const SAVEPOINT = {
  */
 export class CommitGroup {
   private waiting: Waiting[] = [];
-  /** Runs in each group's transaction after its transactions' work, before the commit; if it fails, the group fails. */
-  beforeCommit?: TransactionWork<void>;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -67,7 +65,6 @@ export class CommitGroup {
           await trx.executeQuery(SAVEPOINT.release);
           outcomes.push(outcome);
         }
-        await this.beforeCommit?.(trx);
         await trx.commit().execute();
       } catch (error) {
         await trx.rollback().execute().catch(() => undefined);

@@ -45,14 +45,6 @@ export class TransactionRunner {
     return this.commitGroup !== undefined;
   }
 
-  /** A step each shared transaction runs after its transactions' work, before it commits (SQLite only). */
-  beforeEachGroupCommit(step: TransactionWork<void>): void {
-    if (!this.commitGroup) {
-      throw new Error('Only a database whose commits are grouped runs a step before each group commit');
-    }
-    this.commitGroup.beforeCommit = step;
-  }
-
   async run<T>(work: TransactionWork<T>): Promise<T> {
     const outer = currentTransaction.getStore();
     if (outer?.db === this.db && outer.trx) {

@@ -59,13 +59,14 @@ export async function createTestDatabase(engine: TestEngine, dir: string): Promi
 
 /**
  * Makes every write of a decision's audit event with this outcome fail, as a broken audit store would,
- * and returns the undo. Decisions write their events to audit_pending, whence the sequencer chains them. Triggers are the one thing here whose SQL differs between the engines.
+ * and returns the undo. Decisions append to audit_events on SQLite, and on PostgreSQL write to
+ * audit_pending, whence the sequencer chains them. Triggers are the one thing here whose SQL differs between the engines.
  */
 export async function failAuditEvents(db: Kysely<DB>, engine: TestEngine, outcome: AuditOutcome): Promise<() => Promise<void>> {
   const name = sql.raw(`reject_${outcome}`);
   const value = sql.lit(outcome);
   if (engine === 'sqlite') {
-    await sql`CREATE TRIGGER ${name} BEFORE INSERT ON audit_pending WHEN NEW.outcome = ${value}
+    await sql`CREATE TRIGGER ${name} BEFORE INSERT ON audit_events WHEN NEW.outcome = ${value}
               BEGIN SELECT RAISE(ABORT, 'audit store refused'); END`.execute(db);
     return async () => {
       await sql`DROP TRIGGER ${name}`.execute(db);
