@@ -27,15 +27,15 @@ interface WaitTicket {
 }
 
 /**
- * Gives decisions' events their place in the chain and tells each decision when its event has one. On
- * SQLite an event is appended in its decision's transaction: the commit group already pays for order
- * once per group, under the one writer's lock. On PostgreSQL decisions write events unsequenced, with no
- * shared lock, and one instance at a time holds the sequencer's
- * advisory lock on a connection of its own and chains batches on it; the others try to take the lock
- * over every takeover interval, so the death of the holder hands it on. The holder chains a batch in two
- * statements and no transaction: one reads the waiting events with the head, one moves them into the
- * chain and notifies every instance of the places it filled. Decisions wait for those notices, with a
- * query of which of them are still waiting as the fallback, and a bound.
+ * Gives decisions' events their place in the chain and tells each decision when its event has one
+ * (docs/audit-write-path.md). On SQLite an event is appended in its decision's transaction: the commit
+ * group already pays for order once per group, under the one writer's lock. On PostgreSQL decisions
+ * write events unsequenced, with no shared lock, and one instance at a time holds the sequencer's
+ * advisory lock on a connection of its own; the others try to take it over every takeover interval, so
+ * the death of the holder hands it on. The holder chains a batch in two statements and no transaction:
+ * one reads the waiting events with the head, one moves them into the chain and notifies every instance
+ * of the places it filled. Decisions wait for those notices, with a query of which of them still wait
+ * as the fallback, and a bound.
  */
 @Injectable()
 export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -28,9 +28,8 @@ const WAITING_COLUMNS = [
   'path',
 ] as const satisfies readonly (keyof WaitingEvent)[];
 
-/** Waiting events, oldest first, and the head of the chain they are to follow. */
+/** Waiting events, oldest first, chained after the head they were read with. */
 export interface WaitingBatch {
-  head: AuditChainHead;
   pendingIds: number[];
   events: AuditEventRow[];
   /** The head once the batch is in the chain. */
@@ -105,7 +104,7 @@ export class AuditRepository {
     const [{ id, event_count, last_event_id, last_hash, last_occurred_at }] = rows;
     const head = { id, event_count, last_event_id, last_hash, last_occurred_at };
     const chained = chainEvents(head, rows);
-    return { head, pendingIds: rows.map((row) => Number(row.pending_id)), events: chained.events, nextHead: chained.head };
+    return { pendingIds: rows.map((row) => Number(row.pending_id)), events: chained.events, nextHead: chained.head };
   }
 
   /**

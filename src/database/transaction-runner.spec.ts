@@ -14,6 +14,7 @@ const TIMEOUTS = { statementMs: 5_000, queryMs: 6_000, connectMs: 3_000, idleMs:
 
 const names = async (db: Kysely<DB>) => (await sql<{ name: string }>`select name from t order by name`.execute(db)).rows.map((row) => row.name);
 const insert = (db: Kysely<DB>, name: string) => sql`insert into t (name) values (${name})`.execute(db);
+const remove = (db: Kysely<DB>, ...removed: string[]) => sql`delete from t where name in (${sql.join(removed)})`.execute(db);
 
 function suite(engine: string, open: () => Promise<{ db: Kysely<DB>; close: () => Promise<void> }>) {
   describe(`TransactionRunner [${engine}]`, { timeout: 10_000 }, () => {
@@ -55,6 +56,48 @@ function suite(engine: string, open: () => Promise<{ db: Kysely<DB>; close: () =
     it('joins the outer transaction from another runner of the same database', async () => {
       const other = new TransactionRunner(db);
       await sut.run(async (outer) => other.run(async (trx) => assert.equal(trx, outer)));
+    });
+
+    it('runs afterCommit tasks once the transaction has committed, before run resolves; one that fails fails the run, not the commit', async () => {
+      const seen: string[][] = [];
+      await sut.run(async (trx) => {
+        await insert(trx, 'committed first');
+        sut.afterCommit(async () => {
+          seen.push(await names(db));
+        });
+      });
+      assert.ok(seen[0]?.includes('committed first'), 'the task saw the commit');
+      await assert.rejects(
+        sut.run(async (trx) => {
+          await insert(trx, 'kept');
+          sut.afterCommit(async () => {
+            throw new Error('task fails');
+          });
+        }),
+        /task fails/,
+      );
+      assert.ok((await names(db)).includes('kept'));
+      await remove(db, 'committed first', 'kept');
+    });
+
+    it('runs a single statement in the outer transaction when there is one, and commits it by itself otherwise', async () => {
+      await assert.rejects(
+        sut.run(async () => {
+          await sut.runStatement((executor) => insert(executor, 'rolled back statement'));
+          throw new Error('outer fails');
+        }),
+        /outer fails/,
+      );
+      let ran = false;
+      await sut.runStatement(async (executor) => {
+        await insert(executor, 'statement');
+        sut.afterCommit(async () => {
+          ran = true;
+        });
+      });
+      assert.ok(ran);
+      assert.deepEqual(await names(db), ['inner', 'outer', 'statement']);
+      await remove(db, 'statement');
     });
 
     it('opens a transaction of its own for work that follows a finished one', async () => {
