@@ -2,7 +2,8 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', '.test-build/', '.tb-*/', 'node_modules/', 'data/'] },
+  // test/fixtures holds code broken on purpose, read by tests and never compiled.
+  { ignores: ['dist/', '.test-build/', '.tb-*/', 'node_modules/', 'data/', 'test/fixtures/'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -5,7 +5,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { AssetsRepository } from '../src/assets/assets.repository';
 import { AuditRepository } from '../src/audit/audit.repository';
 import { type DB, migrateToLatest, selectPage } from '../src/database';
-import { openSqlite } from '../src/database/create-database';
+import { openSqlite } from '../src/database';
 import { StatementCachingDatabase } from '../src/database/statement-cache';
 
 /**

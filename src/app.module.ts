@@ -1,16 +1,23 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AssetsModule } from './assets';
 import { AuditModule } from './audit';
-import { AuthModule } from './auth';
-import { ApiExceptionFilter, BodyErrorModule, createValidationPipe, MethodNotAllowedModule } from './common';
+import { AuthenticationGuard, AuthModule, ClearanceGuard } from './auth';
 import { type AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database';
 import { FleetModule } from './fleet';
 import { HealthModule } from './health';
+import { ApiExceptionFilter, BodyErrorGuard, createValidationPipe, MethodNotAllowedModule } from './http';
 import { ImportModule } from './import';
 import { ObservabilityModule } from './observability';
-import { RateLimitModule } from './rate-limit';
+import { RateLimitModule, RequestLimitGuard } from './rate-limit';
+
+/**
+ * Every request passes these guards in this order (Nest runs global guards in the order they are
+ * registered, and they are registered here, nowhere else): a flood is refused before any token is
+ * checked; a bad token before a missing clearance; both before a bad body is reported.
+ */
+export const GLOBAL_GUARDS = [RequestLimitGuard, AuthenticationGuard, ClearanceGuard, BodyErrorGuard] as const;
 
 /** The modules that serve routes. */
 const ROUTE_MODULES = [AuditModule, FleetModule, AssetsModule, HealthModule, ObservabilityModule];
@@ -23,17 +30,16 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
-        // Its guard is registered first, so a flood is refused before any token is checked.
         RateLimitModule,
         AuthModule,
-        // After AuthModule, so that a bad token or clearance is reported before a bad body.
-        BodyErrorModule,
         ...ROUTE_MODULES,
         ImportModule,
-        // Last, so that its catch-all routes are registered after the real ones.
+        // Last: Nest registers routes in module order, and its catch-all routes must come after the real ones.
         MethodNotAllowedModule.covering(ROUTE_MODULES),
       ],
       providers: [
+        BodyErrorGuard,
+        ...GLOBAL_GUARDS.map((guard) => ({ provide: APP_GUARD, useExisting: guard })),
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],

@@ -3,9 +3,8 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
-import { configureApp, createHttpAdapter } from './app.setup';
+import { configureApp, createHttpAdapter, drainOnSignals, listenOn, reportStartupFailure, reservePort, StartupFailureQuietLogger } from './bootstrap';
 import { loadAppConfig } from './config';
-import { drainOnSignals, listenOn, reportStartupFailure, reservePort, StartupFailureQuietLogger } from './health';
 import { wantsJsonLogs } from './observability';
 
 async function bootstrap(): Promise<void> {

@@ -8,7 +8,7 @@ import { AuditChainVerifier } from '../src/audit/audit-chain.verifier';
 import { AuditRepository } from '../src/audit/audit.repository';
 import { loadAppConfig } from '../src/config';
 import { createDatabase, type DB, migrateToLatest } from '../src/database';
-import { currentSchema } from '../src/database/create-database';
+import { currentSchema } from '../src/database';
 import * as initial from '../src/database/migrations/001-initial';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from './support/databases';
 

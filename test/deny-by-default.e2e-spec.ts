@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { createOpenApiDocument } from '../src/swagger';
+import { createOpenApiDocument } from '../src/bootstrap';
 import { describeEachDatabase } from './support/databases';
 import { expectErrorBody } from './support/http';
 import { concretePath, isPublic, OPERATION_METHODS, type Route, routesOf } from './support/openapi';

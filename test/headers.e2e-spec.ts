@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { SERVER_TIMEOUTS } from '../src/app.setup';
+import { SERVER_TIMEOUTS } from '../src/bootstrap';
 import { listAssets, listFleet } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
 

@@ -6,7 +6,7 @@ import { after, before, it } from 'node:test';
 import { CompiledQuery, Kysely, type KyselyPlugin, type Migration, Migrator, sql } from 'kysely';
 import { loadAppConfig } from '../src/config';
 import { createDatabase, type DB, migrateToLatest, SECTORS } from '../src/database';
-import { currentSchema } from '../src/database/create-database';
+import { currentSchema } from '../src/database';
 import * as initial from '../src/database/migrations/001-initial';
 import * as auditChain from '../src/database/migrations/002-audit-chain';
 import { FleetRepository } from '../src/fleet/fleet.repository';

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
-import { ApiErrorResponse, AUDIT_ACTIONS, RequestOrigin } from '../common';
+import { ApiErrorResponse, AUDIT_ACTIONS } from '../common';
+import { RequestOrigin } from '../http';
 import { ASSET_ACCESS_DENIED_MESSAGE, AssetAccessDeniedError } from './assets.errors';
 import { AssetsService } from './assets.service';
 import {

@@ -1,15 +1,12 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { AuthenticationGuard } from './authentication.guard';
 import { ClearanceGuard } from './clearance.guard';
 import { TokenModule } from './token.module';
 
+/** Provides the token and clearance guards; the app registers them as global guards, in its GLOBAL_GUARDS order. */
 @Module({
   imports: [TokenModule],
-  providers: [
-    // Registration order is execution order: authenticate, then check clearance.
-    { provide: APP_GUARD, useClass: AuthenticationGuard },
-    { provide: APP_GUARD, useClass: ClearanceGuard },
-  ],
+  providers: [AuthenticationGuard, ClearanceGuard],
+  exports: [AuthenticationGuard, ClearanceGuard],
 })
 export class AuthModule {}

@@ -1,14 +1,20 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { HttpStatus } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { Request } from 'express';
-import { AssetAccessDeniedError } from '../assets/assets.errors';
 import { ApiError, ClearanceInsufficientError, UnauthenticatedError } from '../common';
 import { RequiresClearance } from './auth.decorators';
 import type { AuthenticatedOfficer } from './officer';
 import { ClearanceGuard } from './clearance.guard';
+
+/** A module's own refusal, as the assets module gives for a decommission: auth knows no module above it. */
+class ProbeRefusedError extends ApiError {
+  readonly status = HttpStatus.FORBIDDEN;
+  readonly errorCode = 'PROBE_REFUSED';
+}
 
 class Probe {
   @RequiresClearance(7, { action: 'audit.read' })
@@ -16,7 +22,7 @@ class Probe {
 
   @RequiresClearance(7, {
     action: 'asset.decommission',
-    deniedError: AssetAccessDeniedError.forbidden,
+    deniedError: () => new ProbeRefusedError('refused'),
   })
   decommission(this: void): void {}
 
@@ -74,9 +80,9 @@ describe('ClearanceGuard', () => {
   it("throws the decorator's deniedError instead of the default, still as a denial", () => {
     const error = refusal(fakeRequest({ id: 'cadet-0', clearance: 0 }), Probe.prototype.decommission);
 
-    assert.ok(error instanceof AssetAccessDeniedError, `expected AssetAccessDeniedError, got ${String(error)}`);
+    assert.ok(error instanceof ProbeRefusedError, `expected ProbeRefusedError, got ${String(error)}`);
     assert.equal(error.status, 403);
-    assert.equal(error.errorCode, 'ASSET_ACCESS_DENIED');
+    assert.equal(error.errorCode, 'PROBE_REFUSED');
     assert.deepEqual(error.denial, { action: 'asset.decommission', reason: 'CLEARANCE_INSUFFICIENT', actor: { id: 'cadet-0', clearance: 0 } });
   });
 

@@ -1,7 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { routeMetadata, UnauthenticatedError } from '../common';
+import { UnauthenticatedError } from '../common';
+import { routeMetadata } from '../http';
 import { CLEARANCE_REQUIREMENT, ClearanceRequirement, clearanceDenial } from './auth.decorators';
 
 /** Runs after AuthenticationGuard on routes marked with @RequiresClearance; a refusal is a denial, recorded where it is answered. */

@@ -1,4 +1,6 @@
 export { AuthModule } from './auth.module';
+export { AuthenticationGuard } from './authentication.guard';
+export { ClearanceGuard } from './clearance.guard';
 export { CurrentOfficer, Public, PUBLIC_OPERATION_EXTENSION, RequiresClearance } from './auth.decorators';
 export type { AuthenticatedOfficer } from './officer';
 export { TokenModule } from './token.module';

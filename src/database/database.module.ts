@@ -2,7 +2,8 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, OnMo
 import { Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { UNAVAILABILITY_CHECK } from '../common';
-import { createDatabase, isDatabaseUnavailable } from './create-database';
+import { createDatabase } from './create-database';
+import { isDatabaseUnavailable } from './database-errors';
 import { DatabaseHealth } from './database-health';
 import type { DB } from './database.types';
 import { assertMigrated, migrateToLatest } from './migrate';

@@ -83,7 +83,7 @@ export interface AuditChainHeadTable {
   last_occurred_at: string | null;
 }
 
-/** The `vessel_counts` key whose row counts every vessel. */
+/** The `vessel_counts` key whose row counts every vessel; migration 003 wrote it, so it never changes. */
 export const ALL_SECTORS = '*';
 
 /** Kept exact by triggers on `vessels`: one row per sector that has held a vessel, and ALL_SECTORS. */
@@ -98,15 +98,6 @@ export interface VesselDataVersionTable {
   /** A bigint: pg returns it as a string. */
   version: ColumnType<string | number, number, never>;
 }
-
-export const VESSELS_COUNTED = {
-  table: 'vessels',
-  groupColumn: 'sector',
-  countsTable: 'vessel_counts',
-  countColumn: 'vessel_count',
-  allRowsKey: ALL_SECTORS,
-  versionTable: 'vessel_data_version',
-} as const;
 
 export interface DB {
   assets: AssetsTable;

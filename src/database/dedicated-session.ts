@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, type RawBuilder, sql } from 'kysely';
 import { Client } from 'pg';
-import { postgresConnectionConfig } from './create-database';
+import { postgresConnectionConfig } from './postgres';
 import type { DB } from './database.types';
 
 /** The first key of this service's advisory locks; the second names what is locked within the schema. */

@@ -1,5 +1,5 @@
 import { Kysely, Migration, MigrationProvider, Migrator } from 'kysely';
-import { currentSchema } from './create-database';
+import { currentSchema } from './engine';
 import * as initial from './migrations/001-initial';
 import * as auditChain from './migrations/002-audit-chain';
 import * as vesselCounts from './migrations/003-vessel-counts';

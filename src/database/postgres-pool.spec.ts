@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Kysely, sql } from 'kysely';
 import { Client } from 'pg';
 import type { PostgresTimeouts } from '../config';
-import { createDatabase, isDatabaseUnavailable } from './create-database';
+import { createDatabase } from './create-database';
+import { isDatabaseUnavailable } from './database-errors';
 import type { DB } from './database.types';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL;

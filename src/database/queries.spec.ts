@@ -38,6 +38,28 @@ describe('precompile', () => {
     await db.destroy();
   });
 
+  it('refuses a builder that branches on whether a value is there: it would compile one arm for every call', async () => {
+    const db = database();
+    const branching = [
+      ({ kind }: { kind: string | null }) => (kind ? db.selectFrom('t').select('id').where('kind', '=', kind) : db.selectFrom('t').select('id')),
+      ({ kind }: { kind: string | null }) => db.selectFrom('t').select('id').where(kind === null ? 'name' : 'kind', '=', kind ?? 'none'),
+    ];
+    for (const build of branching) {
+      assert.throws(() => precompile(build), /the query's shape depends on a value/);
+    }
+    await db.destroy();
+  });
+
+  it('refuses a builder that compares a value or writes it into the SQL', async () => {
+    const db = database();
+    assert.throws(
+      () => precompile(({ id }: { id: number }) => db.selectFrom('t').select('id').where('id', id > 1 ? '>' : '<', id)),
+      /id is a placeholder while the query is built/,
+    );
+    assert.throws(() => precompile(({ name }: { name: string }) => db.selectFrom('t').select('id').where('name', '=', `${name}%`)), /name is a placeholder/);
+    await db.destroy();
+  });
+
   it('refuses a spread of the values, which would see none of them', async () => {
     const db = database();
     assert.throws(() => precompile((values: { name: string; kind: string }) => db.updateTable('t').set({ ...values })), /read each value by its name/);

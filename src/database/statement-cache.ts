@@ -10,7 +10,7 @@ export const STATEMENT_CACHE_SIZE = 200;
  * running a short statement, so prepared statements are kept by SQL text and reused (least recently
  * used dropped first). A statement still being iterated (a stream) cannot run again until it ends, so
  * a busy one is replaced by a fresh, uncached one. Closing drops every statement with the database:
- * none may outlive it (see README, Node 24).
+ * none may outlive it (see docs/operations.md, Runtimes).
  */
 export class StatementCachingDatabase implements SqliteDatabase {
   private readonly statements: LruCache<string, Statement>;

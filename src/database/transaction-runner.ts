@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { Kysely, type Transaction } from 'kysely';
 import { CommitGroup, type TransactionWork } from './commit-group';
-import { groupsCommits } from './create-database';
+import { groupsCommits } from './engine';
 import type { DB } from './database.types';
 
 interface OpenTransaction {

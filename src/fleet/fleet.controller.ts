@@ -1,7 +1,8 @@
 import { Controller, Get, Headers, HttpStatus, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiErrorResponse, ifNoneMatchIncludes, REVALIDATE_ON_EVERY_USE } from '../common';
+import { ApiErrorResponse } from '../common';
+import { ifNoneMatchIncludes, REVALIDATE_ON_EVERY_USE } from '../http';
 import { ListVesselsQueryDto, VesselListResponseDto } from './dto/vessel.dto';
 import { FleetService } from './fleet.service';
 

@@ -6,7 +6,7 @@ import { Kysely } from 'kysely';
 import { createDatabase, type DB, migrateToLatest, SECTORS, type VesselRow } from '../database';
 import { ListVesselsQueryDto } from './dto/vessel.dto';
 import { FleetRepository } from './fleet.repository';
-import { FleetService } from './fleet.service';
+import { BODY_SHAPE, FleetService } from './fleet.service';
 
 /** Vessels per sector: Outer Rim has more than one default page. */
 const PER_SECTOR = { 'Outer Rim': 13, 'Mid Rim': 4, 'Inner Rim': 2, 'Core Worlds': 1 } as const;
@@ -29,6 +29,24 @@ const SORTED_IDS = VESSELS.map((vessel) => vessel.id).sort();
 
 const listQuery = (query: Record<string, unknown> = {}) => plainToInstance(ListVesselsQueryDto, query);
 const ids = (page: { vessels: { id: string }[] }) => page.vessels.map((vessel) => vessel.id);
+
+/** Asserts that `value` has exactly `shape`: the same keys in the same order, each value of a type the shape names. */
+function assertShape(value: unknown, shape: unknown, path: string): void {
+  if (typeof shape === 'string') {
+    const type = value === null ? 'null' : typeof value;
+    assert.ok(shape.split(' | ').includes(type), `${path} is ${type}; BODY_SHAPE says ${shape}`);
+  } else if (Array.isArray(shape)) {
+    assert.ok(Array.isArray(value), `${path} is not an array`);
+    value.forEach((item, index) => assertShape(item, shape[0], `${path}[${index}]`));
+  } else {
+    assert.ok(typeof value === 'object' && value !== null && !Array.isArray(value), `${path} is not an object`);
+    const fields = shape as Record<string, unknown>;
+    assert.deepEqual(Object.keys(value), Object.keys(fields), `${path}'s keys are not those of BODY_SHAPE`);
+    for (const key of Object.keys(fields)) {
+      assertShape((value as Record<string, unknown>)[key], fields[key], `${path}.${key}`);
+    }
+  }
+}
 
 describe('FleetService', () => {
   let db: Kysely<DB>;
@@ -107,6 +125,14 @@ describe('FleetService', () => {
         assert.equal(page.total_count, PER_SECTOR[sector]);
       });
     }
+
+    // BODY_SHAPE is part of the ETag: a body of another shape under the same ETag would be a stale 304.
+    it('builds every kind of page in the shape BODY_SHAPE records', async () => {
+      const queries = [{}, { limit: '100' }, { sector: 'Core Worlds' }, { after: SORTED_IDS[3], limit: '2' }, { after: SORTED_IDS[TOTAL - 1] }, { page: '9' }];
+      for (const query of queries) {
+        assertShape(JSON.parse(await (await sut.openListing(listQuery(query))).body()), BODY_SHAPE, `the body for ${JSON.stringify(query)}`);
+      }
+    });
 
     it('pages within a sector', async () => {
       const page = await listVessels({ sector: 'Outer Rim', page: 2 });

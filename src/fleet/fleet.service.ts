@@ -1,12 +1,30 @@
 import { Injectable } from '@nestjs/common';
-import { LruCache, pageNumber, pageOffset, strongEntityTag } from '../common';
+import { LruCache, pageNumber, pageOffset } from '../common';
+import { strongEntityTag } from '../http';
 import type { ListVesselsQueryDto, VesselListResponseDto, VesselPageDto } from './dto/vessel.dto';
 import { FleetRepository, type PageStart } from './fleet.repository';
 
-/** Built pages kept for reuse: at 100 vessels a page, about 25 KB each. */
+/**
+ * Built pages kept for reuse: at 100 vessels a page, about 25 KB each. Kept as their JSON text, which no
+ * request can change: a cached object would be shared by every request that hits it.
+ */
 const CACHED_PAGES = 500;
-/** Part of every ETag: raise it when the body's shape changes, so an ETag of the old shape never matches. */
-const BODY_SHAPE = 2;
+/**
+ * The body's shape: its keys in order and each value's JSON type. Its digest is part of every ETag, so an
+ * ETag of another shape never matches; fleet.service.spec.ts fails on a body of any other shape, so a
+ * change of shape is written here, and that alone changes the ETags.
+ */
+export const BODY_SHAPE = {
+  status: 'string',
+  data: {
+    vessels: [{ id: 'string', name: 'string', class: 'string', length: 'string', crew: 'number', commander: 'string', sector: 'string', status: 'string' }],
+    total_count: 'number',
+    page: 'number | null',
+    per_page: 'number',
+    next_cursor: 'string | null',
+  },
+} as const;
+const BODY_SHAPE_TAG = strongEntityTag(BODY_SHAPE);
 
 export interface VesselListing {
   /** Names this page of this version of the data, on every instance. */
@@ -29,7 +47,7 @@ export class FleetService {
   async openListing(query: ListVesselsQueryDto): Promise<VesselListing> {
     const { version, total } = await this.fleet.readState(query.sector);
     const position = query.after === undefined ? { page: pageNumber(query) } : { after: query.after };
-    const etag = strongEntityTag(BODY_SHAPE, version, query.sector ?? null, query.limit, position);
+    const etag = strongEntityTag(BODY_SHAPE_TAG, version, query.sector ?? null, query.limit, position);
     return { etag, body: () => this.pageBody(etag, query, total) };
   }
 

@@ -5,7 +5,7 @@ import { AuditSequencer } from '../audit';
 import { Public } from '../auth';
 import { ApiErrorResponse, ServiceUnavailableError } from '../common';
 import { DatabaseHealth } from '../database';
-import { ShutdownState } from './graceful-shutdown';
+import { ShutdownState } from '../bootstrap';
 
 const UP = { status: 'success' } as const;
 const DATABASE_UNREACHABLE = 'The database is unreachable';

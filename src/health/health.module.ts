@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit';
-import { ConnectionDrain } from './connection-drain';
-import { ShutdownState } from './graceful-shutdown';
+import { ShutdownModule } from '../bootstrap';
 import { HealthController } from './health.controller';
 
-@Module({ imports: [AuditModule], controllers: [HealthController], providers: [ConnectionDrain, ShutdownState] })
+@Module({ imports: [ShutdownModule, AuditModule], controllers: [HealthController] })
 export class HealthModule {}

@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Kysely } from 'kysely';
-import { AssetsRepository } from '../assets/assets.repository';
+import { AssetsRepository } from '../assets';
 import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../database';
-import { FleetRepository } from '../fleet/fleet.repository';
+import { FleetRepository } from '../fleet';
 import { ImportRejectedError, RecordImportService } from './record-import.service';
 
 const vessel = (id: string, overrides: Record<string, unknown> = {}) => ({

@@ -1,2 +1,3 @@
 export { DenialLimiter, type DenialVerdict } from './denial-limiter';
 export { RateLimitModule } from './rate-limit.module';
+export { RequestLimitGuard } from './request-limit.guard';

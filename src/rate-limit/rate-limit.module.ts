@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { RATE_LIMITED_MESSAGE } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
@@ -8,8 +7,8 @@ import { RedisCounterStorage } from './redis-counter-storage';
 import { RequestLimitGuard } from './request-limit.guard';
 
 /**
- * Per-client limits: every request counts against a generous limit (the global RequestLimitGuard, which
- * runs before the token is checked), and refusals against a much tighter one (DenialLimiter, used by
+ * Per-client limits: every request counts against a generous limit (RequestLimitGuard, the app's first
+ * global guard, so it runs before the token is checked), and refusals against a much tighter one (DenialLimiter, used by
  * the audit trail). The client is `req.ip`, under TRUST_PROXY.
  */
 @Module({
@@ -23,7 +22,7 @@ import { RequestLimitGuard } from './request-limit.guard';
       }),
     }),
   ],
-  providers: [ThrottlerGuard, { provide: APP_GUARD, useClass: RequestLimitGuard }, DenialLimiter],
-  exports: [DenialLimiter],
+  providers: [ThrottlerGuard, RequestLimitGuard, DenialLimiter],
+  exports: [RequestLimitGuard, DenialLimiter],
 })
 export class RateLimitModule {}

@@ -7,7 +7,7 @@ import { Test } from '@nestjs/testing';
 import { Kysely } from 'kysely';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
-import { configureApp, createHttpAdapter } from '../../src/app.setup';
+import { configureApp, createHttpAdapter } from '../../src/bootstrap';
 import { TokenService } from '../../src/auth/token.service';
 import { type AppConfig, loadAppConfig } from '../../src/config';
 import type { DB } from '../../src/database';

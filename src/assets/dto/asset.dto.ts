@@ -83,7 +83,7 @@ export class ListAssetsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ASSET_STATUSES })
   @IsOptional()
   @IsIn(ASSET_STATUSES)
-  status?: AssetStatus;
+  readonly status?: AssetStatus;
 }
 
 export class AssetPageDto extends PageOf('assets', AssetDto) {}

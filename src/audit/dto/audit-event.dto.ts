@@ -8,12 +8,12 @@ export class ListAuditEventsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: OUTCOMES })
   @IsOptional()
   @IsIn(OUTCOMES)
-  outcome?: (typeof OUTCOMES)[number];
+  readonly outcome?: (typeof OUTCOMES)[number];
 
   @ApiPropertyOptional({ pattern: ASSET_ID_PATTERN.source, example: 'TIE-0001' })
   @IsOptional()
   @IsAssetId()
-  asset_id?: string;
+  readonly asset_id?: string;
 }
 
 export class AuditEventDto {

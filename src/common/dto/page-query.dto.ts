@@ -8,19 +8,20 @@ export const DEFAULT_PAGE_SIZE = 10;
 /** Keeps the offset a safe integer in every SQL engine. */
 const MAX_PAGE = 1_000_000;
 
+/** A whole query's DTO: the validation pipe hands the same frozen instance to every request that sends the same query, so its fields are readonly. */
 export class PageQueryDto {
   @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'The maximum number of items to return.' })
   @IsOptional()
   @ToInteger()
   @IsIntInRange(1, MAX_PAGE_SIZE)
-  limit: number = DEFAULT_PAGE_SIZE;
+  readonly limit: number = DEFAULT_PAGE_SIZE;
 
   @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, default: 1, description: 'The page to return, counting from 1; a page past the end is empty.' })
   @IsOptional()
   @ToInteger()
   @IsIntInRange(1, MAX_PAGE)
   /** Absent when not sent, so a route can tell; page 1 then. */
-  page?: number;
+  readonly page?: number;
 }
 
 export class PageMetaDto {

@@ -1,4 +1,4 @@
-import type { RequestOrigin } from '../http/request-origin';
+import type { RequestOrigin } from '../request-origin';
 import type { Denial } from './denial';
 
 /**

@@ -1,5 +1,5 @@
 import { Kysely } from 'kysely';
-import { autoIncrementKey, bytewiseText } from '../create-database';
+import { autoIncrementKey, bytewiseText } from './schema-helpers';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

@@ -1,6 +1,24 @@
 import { Kysely, sql } from 'kysely';
-import { createCountingTriggers, dropCountingTriggers } from '../create-database';
-import { ALL_SECTORS, type DB, VESSELS_COUNTED } from '../database.types';
+import { type CountedTable, createCountingTriggers, dropCountingTriggers } from './schema-helpers';
+
+/** The `vessel_counts` key whose row counts every vessel (the fleet module reads it as ALL_SECTORS). */
+const ALL_SECTORS = '*';
+
+const VESSELS_COUNTED: CountedTable = {
+  table: 'vessels',
+  groupColumn: 'sector',
+  countsTable: 'vessel_counts',
+  countColumn: 'vessel_count',
+  allRowsKey: ALL_SECTORS,
+  versionTable: 'vessel_data_version',
+};
+
+/** The tables this migration reads and writes, as they were when it was written. */
+interface Schema {
+  vessels: { sector: string };
+  vessel_counts: { sector: string; vessel_count: number };
+  vessel_data_version: { id: number; version: number };
+}
 
 /**
  * Counts of vessels per sector and in all, and a version of the vessels' data, kept by triggers, so the
@@ -10,7 +28,7 @@ import { ALL_SECTORS, type DB, VESSELS_COUNTED } from '../database.types';
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's Migration signature
 export async function up(migrating: Kysely<any>): Promise<void> {
-  const db = migrating as Kysely<DB>;
+  const db = migrating as Kysely<Schema>;
   await db.schema
     .createTable('vessel_counts')
     .addColumn('sector', 'text', (col) => col.primaryKey())

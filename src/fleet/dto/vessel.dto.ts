@@ -7,7 +7,7 @@ export class ListVesselsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: SECTORS, description: 'Filters by galactic sector.' })
   @IsOptional()
   @IsIn(SECTORS)
-  sector?: Sector;
+  readonly sector?: Sector;
 
   // No example: Swagger UI would fill it in on "Try it out", and with page's default that is a 400.
   @ApiPropertyOptional({
@@ -18,7 +18,7 @@ export class ListVesselsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsVesselId()
   @IsNotCombinedWith('page')
-  after?: string;
+  readonly after?: string;
 }
 
 export class VesselDto {

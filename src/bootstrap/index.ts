@@ -1,0 +1,6 @@
+export { configureApp, createHttpAdapter, SERVER_TIMEOUTS } from './app-setup';
+export { createOpenApiDocument } from './swagger';
+export { drainOnSignals, ShutdownState } from './graceful-shutdown';
+export { ShutdownModule } from './shutdown.module';
+export { reportStartupFailure, StartupFailureQuietLogger } from './startup-failure';
+export { listenOn, reservePort } from './listen';

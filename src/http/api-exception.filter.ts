@@ -1,0 +1,98 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, NotFoundException } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { type ErrorResponseDto, ApiError, ServiceUnavailableError, DENIAL_RECORDER, type DenialRecorder, UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../common';
+import { requestOrigin } from './request-origin';
+
+/** Codes for errors Nest or Express raise themselves (unknown route, bad URI encoding). */
+const CODE_BY_STATUS: Partial<Record<number, string>> = {
+  [HttpStatus.BAD_REQUEST]: 'VALIDATION_ERROR',
+  [HttpStatus.UNAUTHORIZED]: 'UNAUTHENTICATED',
+  [HttpStatus.FORBIDDEN]: 'FORBIDDEN',
+  [HttpStatus.NOT_FOUND]: 'NOT_FOUND',
+  [HttpStatus.METHOD_NOT_ALLOWED]: 'METHOD_NOT_ALLOWED',
+  [HttpStatus.PAYLOAD_TOO_LARGE]: 'PAYLOAD_TOO_LARGE',
+  [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: 'UNSUPPORTED_MEDIA_TYPE',
+  [HttpStatus.TOO_MANY_REQUESTS]: 'RATE_LIMITED',
+  [HttpStatus.SERVICE_UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
+  [HttpStatus.GATEWAY_TIMEOUT]: 'GATEWAY_TIMEOUT',
+};
+
+interface DescribedError {
+  status: number;
+  body: ErrorResponseDto;
+  headers: Readonly<Record<string, string>>;
+}
+
+function described(status: number, message: string, errorCode: string, headers: Readonly<Record<string, string>> = {}): DescribedError {
+  return { status, body: { status: 'error', message, error_code: errorCode }, headers };
+}
+
+/**
+ * The one place where any failure becomes the spec's error body, and where every denial is recorded:
+ * guards run before interceptors, so only the filter layer sees the refusals of guards, pipes and
+ * services alike.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  constructor(
+    // Both required: without a recorder every denial would go unaudited, so the app refuses to start instead.
+    @Inject(UNAVAILABILITY_CHECK) private readonly isUnavailable: UnavailabilityCheck,
+    @Inject(DENIAL_RECORDER) private readonly denials: DenialRecorder,
+  ) {}
+
+  async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const answer = await this.recordDenial(exception, request);
+    const response = http.getResponse<Response>();
+    const { status, body, headers } = this.describe(answer, request.requestId);
+    if (response.headersSent) {
+      return;
+    }
+    response.status(status).set(headers).json(body);
+  }
+
+  /** Records a denial before it is answered; a denial that cannot be recorded is never answered as one. */
+  private async recordDenial(exception: unknown, request: Request): Promise<unknown> {
+    if (!(exception instanceof ApiError) || !exception.denial) {
+      return exception;
+    }
+    try {
+      await this.denials.recordDenial(exception.denial, requestOrigin(request));
+      return exception;
+    } catch (failure) {
+      if (failure instanceof ApiError) {
+        return failure;
+      }
+      this.logger.error(`audit trail not written, answering 503: ${failure instanceof Error ? failure.message : String(failure)}`, {
+        request_id: request.requestId,
+      });
+      return new ServiceUnavailableError('The service is temporarily unavailable');
+    }
+  }
+
+  /** The request id goes with every failure logged here, so its line leads to the request's access line and audit event. */
+  private describe(exception: unknown, requestId: string): DescribedError {
+    if (!(exception instanceof ApiError) && this.isUnavailable(exception)) {
+      this.logger.warn(`database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`, { request_id: requestId });
+      return this.describe(new ServiceUnavailableError('The service is temporarily unavailable'), requestId);
+    }
+    if (exception instanceof ApiError) {
+      return described(exception.status, exception.message, exception.errorCode, exception.headers);
+    }
+    if (exception instanceof HttpException && exception.getStatus() < 500) {
+      const status = exception.getStatus();
+      const message = exception instanceof NotFoundException ? 'Route not found' : exception.message;
+      return described(status, message, CODE_BY_STATUS[status] ?? 'REQUEST_REJECTED');
+    }
+    this.logger.error(exception instanceof Error ? exception : String(exception), { request_id: requestId });
+    // A server-side HttpException keeps its status (a 503 stays a 503), never its message.
+    const status = exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;
+    const code = CODE_BY_STATUS[status];
+    return code
+      ? described(status, 'The service cannot answer this request right now', code)
+      : described(status, 'Internal server error', 'INTERNAL_ERROR');
+  }
+}

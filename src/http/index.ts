@@ -1,0 +1,11 @@
+export { ApiExceptionFilter } from './api-exception.filter';
+export { assignRequestId, fixedHeaders, headersSetBy, serveApiAlias, REQUEST_ID_HEADER } from './request-context';
+export { repairPathEncoding } from './path-encoding';
+export { MethodNotAllowedModule } from './method-not-allowed';
+export { BodyErrorGuard, readJsonBodies } from './body-errors';
+export { inOneLayer } from './one-layer';
+export { ExpressObjectsAdapter } from './express-objects';
+export { routeMetadata } from './route-metadata';
+export { createValidationPipe } from './validation.pipe';
+export { RequestOrigin, requestOrigin } from './request-origin';
+export { ifNoneMatchIncludes, REVALIDATE_ON_EVERY_USE, strongEntityTag } from './entity-tags';
