@@ -84,6 +84,8 @@ describe('the compiled server against a PostgreSQL connection that is reset or g
         DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
         DATABASE_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS),
         DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+        // A decision that committed waits this long at most for its event's place in the chain, in place of a further query.
+        AUDIT_SEQUENCING_TIMEOUT_MS: String(QUERY_TIMEOUT_MS),
       },
     });
   });

@@ -103,7 +103,7 @@ describeEachDatabase('GET /metrics', (engine) => {
   if (engine === 'postgres') {
     it('shows the PostgreSQL pool: its size, connections in use and idle, and queries waiting', async () => {
       const text = await scrape(t);
-      assert.equal(sample(text, 'fleet_registry_db_pool_max'), 10);
+      assert.equal(sample(text, 'fleet_registry_db_pool_max'), 20);
       assert.equal(sample(text, 'fleet_registry_db_pool_waiting'), 0);
       assert.ok(sample(text, 'fleet_registry_db_pool_idle') >= 1, 'the connections the requests above used are back in the pool');
       assert.match(text, /^fleet_registry_db_pool_in_use \d+$/m);

@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { Logger } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { Kysely, sql } from 'kysely';
-import { AuditRepository, AuditService } from '../audit';
+import { AuditRepository, AuditSequencer, AuditService } from '../audit';
+import { loadAppConfig } from '../config';
 import { type RequestOrigin, ResourceNotFoundError, ServiceUnavailableError } from '../common';
 import { createDatabase, type DB, migrateToLatest, type NewAsset, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
@@ -48,7 +49,9 @@ function createService(db: Kysely<DB>): AssetsService {
   // The service writes only allowed events, which no limit applies to.
   const unlimited = { count: async () => ({ limited: false }) } as unknown as DenialLimiter;
   const metrics = new Metrics(db);
-  return new AssetsService(new AssetsRepository(db), new AuditService(new AuditRepository(db), unlimited, new TransactionRunner(db), metrics), new TransactionRunner(db), metrics);
+  const [audit, transactions] = [new AuditRepository(db), new TransactionRunner(db)];
+  const sequencer = new AuditSequencer(db, audit, transactions, metrics, loadAppConfig({}));
+  return new AssetsService(new AssetsRepository(db), new AuditService(audit, unlimited, transactions, metrics, sequencer), transactions, metrics);
 }
 
 const listQuery = (query: Record<string, unknown> = {}) => plainToInstance(ListAssetsQueryDto, query);

@@ -35,7 +35,7 @@ export class AssetsService {
     const decommissioned = await this.transactions.run(async (trx) => {
       const row = await this.assets.decommission(assetId, record, trx);
       if (row) {
-        await this.audit.record({ action, outcome: 'allowed', actor: officer, origin }, trx);
+        await this.audit.record({ action, outcome: 'allowed', actor: officer, origin });
       }
       return row;
     });

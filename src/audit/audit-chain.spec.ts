@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AuditChainHead } from '../database';
-import { type ChainedFields, eventHash, GENESIS_HASH, nextEvent, type UnchainedEvent } from './audit-chain';
+import { chainEvents, type ChainedFields, eventHash, GENESIS_HASH, nextEvent, type UnchainedEvent } from './audit-chain';
 
 const FIELDS: UnchainedEvent = {
   action: 'asset.decommission',
@@ -54,5 +54,41 @@ describe('nextEvent', () => {
   it('never goes back in time: a clock behind the last event gives the last event time', () => {
     const event = nextEvent(HEAD, FIELDS, new Date('2026-11-22T03:59:59.000Z'));
     assert.equal(event.occurred_at, HEAD.last_occurred_at);
+  });
+});
+
+describe('chainEvents', () => {
+  const waiting = ['04:00:03', '04:00:02', '04:00:05'].map((time, index) => ({
+    ...FIELDS,
+    request_id: `req-${index}`,
+    recorded_at: `2026-11-22T${time}.000Z`,
+  }));
+
+  it('gives a batch consecutive positions after the head, each linked to the one before, and returns the new head', () => {
+    const { events, head } = chainEvents(HEAD, waiting);
+    assert.deepEqual(
+      events.map(({ id, request_id }) => [id, request_id]),
+      [[42, 'req-0'], [43, 'req-1'], [44, 'req-2']],
+    );
+    assert.equal(events[0].prev_hash, HEAD.last_hash);
+    events.forEach((event, index) => {
+      assert.equal(event.hash, eventHash(event));
+      if (index > 0) {
+        assert.equal(event.prev_hash, events[index - 1].hash);
+      }
+    });
+    assert.deepEqual(head, { id: 1, event_count: 7, last_event_id: 44, last_hash: events[2].hash, last_occurred_at: events[2].occurred_at });
+  });
+
+  it('takes each time of decision, or the time before it when that is later, so times never go back', () => {
+    const { events } = chainEvents(HEAD, waiting);
+    assert.deepEqual(
+      events.map((event) => event.occurred_at),
+      ['2026-11-22T04:00:03.000Z', '2026-11-22T04:00:03.000Z', '2026-11-22T04:00:05.000Z'],
+    );
+  });
+
+  it('leaves the head as it is for an empty batch', () => {
+    assert.deepEqual(chainEvents(HEAD, []), { events: [], head: HEAD });
   });
 });

@@ -45,3 +45,18 @@ export function nextEvent(head: AuditChainHead, fields: UnchainedEvent, now: Dat
   const chained: ChainedFields = { ...fields, id: head.last_event_id + 1, occurred_at: occurredAt, prev_hash: head.last_hash };
   return { ...chained, hash: eventHash(chained) };
 }
+
+/** A batch of waiting events, in the order given, appended after `head`; returns them and the chain's new head. */
+export function chainEvents(
+  head: AuditChainHead,
+  waiting: readonly (UnchainedEvent & { recorded_at: string })[],
+): { events: AuditEventRow[]; head: AuditChainHead } {
+  const events: AuditEventRow[] = [];
+  let last = head;
+  for (const { recorded_at: recordedAt, ...fields } of waiting) {
+    const event = nextEvent(last, fields, new Date(recordedAt));
+    events.push(event);
+    last = { ...last, event_count: last.event_count + 1, last_event_id: event.id, last_hash: event.hash, last_occurred_at: event.occurred_at };
+  }
+  return { events, head: last };
+}

@@ -6,11 +6,12 @@ import { AuditChainVerifier } from './audit-chain.verifier';
 import { AuditController } from './audit.controller';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
+import { AuditSequencer } from './audit-sequencer';
 
 @Module({
   imports: [RateLimitModule, MetricsModule],
   controllers: [AuditController],
-  providers: [AuditRepository, AuditService, AuditChainVerifier, { provide: DENIAL_RECORDER, useExisting: AuditService }],
-  exports: [AuditService, DENIAL_RECORDER],
+  providers: [AuditRepository, AuditService, AuditSequencer, AuditChainVerifier, { provide: DENIAL_RECORDER, useExisting: AuditService }],
+  exports: [AuditService, AuditSequencer, DENIAL_RECORDER],
 })
 export class AuditModule {}

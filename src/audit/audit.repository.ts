@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Kysely, type Transaction } from 'kysely';
+import { Kysely, type RawBuilder } from 'kysely';
 import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, precompile, selectPage } from '../database';
-import { HASHED_FIELDS, nextEvent, type UnchainedEvent } from './audit-chain';
+import { chainEvents, HASHED_FIELDS, type UnchainedEvent } from './audit-chain';
 
 /** What the API shows of an event, in the order it shows it: the hashed fields, then the hash. */
 export const AUDIT_EVENT_COLUMNS = [...HASHED_FIELDS, 'hash'] as const;
@@ -11,24 +11,71 @@ export interface AuditEventFilter {
   assetId?: string;
 }
 
-/** The appends' three statements, compiled once: every decommission and every denial runs them. */
+/** A waiting event as the decision writes it: its fields and the time of the decision. */
+export type WaitingEvent = UnchainedEvent & { recorded_at: string };
+
+const WAITING_COLUMNS = [
+  'recorded_at',
+  'action',
+  'outcome',
+  'reason',
+  'actor',
+  'actor_clearance',
+  'asset_id',
+  'request_id',
+  'ip',
+  'method',
+  'path',
+] as const satisfies readonly (keyof WaitingEvent)[];
+
+/** Waiting events, oldest first, chained after the head they were read with. */
+export interface WaitingBatch {
+  pendingIds: number[];
+  events: AuditEventRow[];
+  /** The head once the batch is in the chain. */
+  nextHead: AuditChainHead;
+}
+
+const eventValues = (events: AuditEventRow[]) =>
+  events.map((event) => Object.fromEntries(AUDIT_EVENT_COLUMNS.map((column) => [column, event[column]])) as AuditEventRow);
+
+/** The statements every decision and every batch runs, compiled once where their shape is fixed. */
 function appendQueries(db: Kysely<DB>) {
   return {
-    // Updating the head first takes its lock (a row lock on PostgreSQL, the write lock on SQLite):
-    // every other append, from any connection or instance, waits here until this one commits.
+    addWaiting: precompile((event: WaitingEvent) =>
+      db
+        .insertInto('audit_pending')
+        .values(Object.fromEntries(WAITING_COLUMNS.map((column) => [column, event[column]])) as WaitingEvent)
+        .returning('pending_id'),
+    ),
+    findWaiting: precompile(({ limit }: { limit: number }) =>
+      db
+        .selectFrom('audit_pending')
+        .innerJoin('audit_chain_head', (join) => join.onTrue())
+        .selectAll('audit_pending')
+        .select([
+          'audit_chain_head.id',
+          'audit_chain_head.event_count',
+          'audit_chain_head.last_event_id',
+          'audit_chain_head.last_hash',
+          'audit_chain_head.last_occurred_at',
+        ])
+        .orderBy('pending_id')
+        .limit(limit),
+    ),
+    // Rewriting a column to itself takes the head's lock (SQLite's write lock, which the commit group
+    // holds anyway) and returns where the chain ends.
     takeHead: db
       .updateTable('audit_chain_head')
-      .set((eb) => ({ event_count: eb('event_count', '+', 1) }))
+      .set((eb) => ({ event_count: eb.ref('event_count') }))
       .where('id', '=', 1)
       .returningAll()
       .compile(),
-    insertEvent: precompile((event: AuditEventRow) =>
-      db.insertInto('audit_events').values(Object.fromEntries(AUDIT_EVENT_COLUMNS.map((column) => [column, event[column]])) as AuditEventRow),
-    ),
-    moveHead: precompile((event: AuditEventRow) =>
+    insertEvent: precompile((event: AuditEventRow) => db.insertInto('audit_events').values(eventValues([event])[0])),
+    moveHead: precompile((head: AuditChainHead) =>
       db
         .updateTable('audit_chain_head')
-        .set({ last_event_id: event.id, last_hash: event.hash, last_occurred_at: event.occurred_at })
+        .set({ event_count: head.event_count, last_event_id: head.last_event_id, last_hash: head.last_hash, last_occurred_at: head.last_occurred_at })
         .where('id', '=', 1),
     ),
   };
@@ -42,15 +89,63 @@ export class AuditRepository {
     this.appending = appendQueries(db);
   }
 
-  /** Adds the event at the end of the chain, inside the caller's transaction. */
-  async append(fields: UnchainedEvent, trx: Transaction<DB>): Promise<void> {
+  /** Records the event, not yet in the chain, with `executor`'s statement or transaction; returns its place in the queue. */
+  async addWaiting(event: WaitingEvent, executor: Kysely<DB>): Promise<number> {
+    const [row] = (await executor.executeQuery(this.appending.addWaiting(event))).rows;
+    return Number(row.pending_id);
+  }
+
+  /** Up to `limit` waiting events, oldest first, chained after the current head: one statement; undefined when none waits. */
+  async findWaiting(executor: Kysely<DB>, limit: number): Promise<WaitingBatch | undefined> {
+    const rows = (await executor.executeQuery(this.appending.findWaiting({ limit }))).rows;
+    if (rows.length === 0) {
+      return undefined;
+    }
+    const [{ id, event_count, last_event_id, last_hash, last_occurred_at }] = rows;
+    const head = { id, event_count, last_event_id, last_hash, last_occurred_at };
+    const chained = chainEvents(head, rows);
+    return { pendingIds: rows.map((row) => Number(row.pending_id)), events: chained.events, nextHead: chained.head };
+  }
+
+  /**
+   * Adds the event at the end of the chain at once, inside `trx`, which must hold the chain's only
+   * writer: SQLite's write lock, which a commit group holds for all its transactions.
+   */
+  async append(fields: UnchainedEvent, trx: Kysely<DB>): Promise<void> {
     const [head] = (await trx.executeQuery(this.appending.takeHead)).rows;
     if (head === undefined) {
       throw new Error('audit_chain_head has no row');
     }
-    const event = nextEvent(head, fields, new Date());
-    await trx.executeQuery(this.appending.insertEvent(event));
-    await trx.executeQuery(this.appending.moveHead(event));
+    const chained = chainEvents(head, [{ ...fields, recorded_at: new Date().toISOString() }]);
+    await trx.executeQuery(this.appending.insertEvent(chained.events[0]));
+    await trx.executeQuery(this.appending.moveHead(chained.head));
+  }
+
+  /**
+   * Moves the batch into the chain in one statement, atomic without a transaction (PostgreSQL's
+   * data-modifying WITH), returning `returned` as it commits. Positions are the events' primary key:
+   * a second writer that chained from the same head fails on them rather than fork the chain.
+   */
+  async moveIntoChainAtOnce(executor: Kysely<DB>, batch: WaitingBatch, returned: RawBuilder<unknown>): Promise<void> {
+    await executor
+      .with('taken', (db) => db.deleteFrom('audit_pending').where('pending_id', 'in', batch.pendingIds).returning('pending_id'))
+      .with('chained', (db) => db.insertInto('audit_events').values(eventValues(batch.events)).returning('id'))
+      .updateTable('audit_chain_head')
+      .set({
+        event_count: batch.nextHead.event_count,
+        last_event_id: batch.nextHead.last_event_id,
+        last_hash: batch.nextHead.last_hash,
+        last_occurred_at: batch.nextHead.last_occurred_at,
+      })
+      .where('id', '=', 1)
+      .returning(returned.as('returned'))
+      .execute();
+  }
+
+  /** Which of these waiting events are still waiting; the others are in the chain, committed. */
+  async findStillWaiting(pendingIds: number[]): Promise<Set<number>> {
+    const rows = await this.db.selectFrom('audit_pending').select('pending_id').where('pending_id', 'in', pendingIds).execute();
+    return new Set(rows.map((row) => Number(row.pending_id)));
   }
 
   findChainHead(): Promise<AuditChainHead | undefined> {

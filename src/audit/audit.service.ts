@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Transaction } from 'kysely';
 import {
   AUDIT_ACTIONS,
   type Denial,
@@ -10,12 +9,13 @@ import {
   type RequestOrigin,
   ServiceUnavailableError,
 } from '../common';
-import { type DB, TransactionRunner } from '../database';
+import { TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry } from './audit-entry';
 import { AuditRepository } from './audit.repository';
+import { AuditSequencer } from './audit-sequencer';
 import type { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
 
@@ -44,19 +44,38 @@ export class AuditService implements DenialRecorder {
     private readonly limiter: DenialLimiter,
     private readonly transactions: TransactionRunner,
     private readonly metrics: Metrics,
+    private readonly sequencer: AuditSequencer,
   ) {}
 
   /**
-   * Appends the event to the chain; its time is taken when the chain's lock is held. Pass the
-   * transaction when the event must commit together with the change it records. A write that fails
-   * is a 503: the decision it records must not be answered without it.
+   * Writes the event of a decision and resolves once it has its place in the chain, committed, so a
+   * client that reads the trail after its answer finds it there. Called inside a TransactionRunner.run,
+   * the event joins that transaction and commits with the change it records, and the run resolves
+   * only once the event is placed; elsewhere its one statement commits by itself (in a commit group on
+   * SQLite). A failure is a 503: the decision it records must not be answered without it.
    */
-  async record(entry: AuditEntry, trx?: Transaction<DB>): Promise<void> {
-    const fields = toEventFields(entry);
+  async record(entry: AuditEntry): Promise<void> {
+    const started = performance.now();
+    const event = { ...toEventFields(entry), recorded_at: new Date().toISOString() };
+    await this.unavailableOnFailure(
+      entry,
+      this.transactions.runStatement(async (executor) => {
+        const placed = await this.sequencer.write(event, executor);
+        this.transactions.afterCommit(async () => {
+          await this.unavailableOnFailure(entry, placed());
+          this.metrics.auditEventWritten(entry.action, entry.outcome, (performance.now() - started) / 1000);
+        });
+      }),
+    );
+  }
+
+  private async unavailableOnFailure(entry: AuditEntry, work: Promise<void>): Promise<void> {
     try {
-      await (trx ? this.repository.append(fields, trx) : this.transactions.run((own) => this.repository.append(fields, own)));
-      this.metrics.auditEventWritten(entry.action, entry.outcome);
+      await work;
     } catch (error) {
+      if (error instanceof ServiceUnavailableError) {
+        throw error;
+      }
       this.logger.error(`audit event not written: ${error instanceof Error ? error.message : String(error)}`, { request_id: entry.origin.requestId });
       throw new ServiceUnavailableError('The service is temporarily unavailable');
     }

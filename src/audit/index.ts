@@ -1,5 +1,6 @@
 export { AuditModule } from './audit.module';
 export { AuditService } from './audit.service';
+export { AuditSequencer } from './audit-sequencer';
 export type { AuditEntry } from './audit-entry';
 export { AuditChainVerifier, CHAIN_PROBLEMS } from './audit-chain.verifier';
 export { AuditRepository } from './audit.repository';

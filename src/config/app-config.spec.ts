@@ -48,6 +48,7 @@ describe('loadAppConfig', () => {
       seedDemo: true,
       trustProxyHops: 0,
       rateLimit: { enabled: true, requestsPerMinute: 1_200, denialsPerMinute: 30, redisUrl: undefined },
+      audit: { batchLimit: 500, sequencerIntervalMs: 5, takeoverIntervalMs: 500, sequencingTimeoutMs: 10_000, readinessLagMs: 2_000 },
       swaggerEnabled: true,
       corsOrigins: [],
       logLevel: 'info',
@@ -96,10 +97,10 @@ describe('loadAppConfig', () => {
       });
     });
 
-    it('selects PostgreSQL for postgres:// and postgresql:// URLs, with a pool of 10 by default', () => {
+    it('selects PostgreSQL for postgres:// and postgresql:// URLs, with a pool of 20 by default', () => {
       for (const url of ['postgres://fleet@db:5432/registry', 'postgresql://fleet:pw@db/registry?sslmode=require']) {
         const { timeouts, ...location } = load({ DATABASE_URL: url }).database as PostgresLocation;
-        assert.deepEqual(location, { dialect: 'postgres', url, poolSize: 10 });
+        assert.deepEqual(location, { dialect: 'postgres', url, poolSize: 20 });
         assert.ok(timeouts);
       }
     });
@@ -138,6 +139,35 @@ describe('loadAppConfig', () => {
       }
       refuses({ RATE_LIMIT_ENABLED: 'no' }, 'RATE_LIMIT_ENABLED');
       refuses({ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL');
+    });
+  });
+
+  describe('audit sequencing', () => {
+    it('batches up to 500 events, looks again after 5 ms, takes over within 500 ms, waits 10 s and is unready past 2 s by default', () => {
+      assert.deepEqual(load({}).audit, { batchLimit: 500, sequencerIntervalMs: 5, takeoverIntervalMs: 500, sequencingTimeoutMs: 10_000, readinessLagMs: 2_000 });
+      const sut = load({
+        AUDIT_BATCH_LIMIT: '100',
+        AUDIT_SEQUENCER_INTERVAL_MS: '20',
+        AUDIT_TAKEOVER_INTERVAL_MS: '1000',
+        AUDIT_SEQUENCING_TIMEOUT_MS: '3000',
+        AUDIT_READINESS_LAG_MS: '500',
+      });
+      assert.deepEqual(sut.audit, { batchLimit: 100, sequencerIntervalMs: 20, takeoverIntervalMs: 1_000, sequencingTimeoutMs: 3_000, readinessLagMs: 500 });
+    });
+
+    it('refuses values out of range, and a wait no longer than the takeover interval', () => {
+      for (const [variable, values] of [
+        ['AUDIT_BATCH_LIMIT', ['0', '2001', '1.5']],
+        ['AUDIT_SEQUENCER_INTERVAL_MS', ['0', '1001', 'soon']],
+        ['AUDIT_TAKEOVER_INTERVAL_MS', ['49', '60001']],
+        ['AUDIT_SEQUENCING_TIMEOUT_MS', ['99', '600001']],
+        ['AUDIT_READINESS_LAG_MS', ['99', '600001']],
+      ] as const) {
+        for (const value of values) {
+          refuses({ [variable]: value }, variable);
+        }
+      }
+      refuses({ AUDIT_TAKEOVER_INTERVAL_MS: '2000', AUDIT_SEQUENCING_TIMEOUT_MS: '2000' }, 'AUDIT_SEQUENCING_TIMEOUT_MS', 'AUDIT_TAKEOVER_INTERVAL_MS');
     });
   });
 

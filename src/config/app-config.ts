@@ -76,6 +76,7 @@ export interface AppConfig {
   /** Proxies (load balancers) in front of the service whose X-Forwarded-For is believed; 0: none. */
   trustProxyHops: number;
   rateLimit: RateLimitConfig;
+  audit: AuditConfig;
   swaggerEnabled: boolean;
   /** Origins a browser may call the API from; empty: no CORS headers at all. */
   corsOrigins: string[];
@@ -92,6 +93,20 @@ export interface RateLimitConfig {
   denialsPerMinute: number;
   /** Counters live here when set, shared by every instance; otherwise in each instance's memory. */
   redisUrl?: string;
+}
+
+/** How decisions' events get their place in the chain: see docs/audit-write-path.md. */
+export interface AuditConfig {
+  /** The most waiting events one sequencing batch moves into the chain. */
+  batchLimit: number;
+  /** PostgreSQL: how long the sequencer pauses after a batch that was not full before it looks again. */
+  sequencerIntervalMs: number;
+  /** PostgreSQL: how often an instance that does not sequence tries to take over the sequencer's lock. */
+  takeoverIntervalMs: number;
+  /** PostgreSQL: the longest a decision waits for its event's place in the chain; past it, 503. */
+  sequencingTimeoutMs: number;
+  /** Readiness fails while one of this instance's events has waited longer than this for its place. */
+  readinessLagMs: number;
 }
 
 export class ConfigurationError extends Error {}
@@ -235,6 +250,31 @@ class EnvironmentVariables {
   RATE_LIMIT_DENIALS_PER_MINUTE?: number;
 
   @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1, 2_000)
+  AUDIT_BATCH_LIMIT?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1, 1_000)
+  AUDIT_SEQUENCER_INTERVAL_MS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(50, 60_000)
+  AUDIT_TAKEOVER_INTERVAL_MS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(100, 600_000)
+  AUDIT_SEQUENCING_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(100, 600_000)
+  AUDIT_READINESS_LAG_MS?: number;
+
+  @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must look like redis://host:6379' })
   REDIS_URL?: string;
 }
@@ -257,10 +297,26 @@ function postgresTimeouts(vars: EnvironmentVariables): PostgresTimeouts {
   };
 }
 
+function auditConfig(vars: EnvironmentVariables): AuditConfig {
+  const takeoverIntervalMs = vars.AUDIT_TAKEOVER_INTERVAL_MS ?? 500;
+  const sequencingTimeoutMs = vars.AUDIT_SEQUENCING_TIMEOUT_MS ?? 10_000;
+  // A sequencer that dies is replaced within one takeover interval; a wait shorter than that fails every decision meanwhile.
+  if (sequencingTimeoutMs <= takeoverIntervalMs) {
+    throw new ConfigurationError('Invalid configuration: AUDIT_SEQUENCING_TIMEOUT_MS must be greater than AUDIT_TAKEOVER_INTERVAL_MS');
+  }
+  return {
+    batchLimit: vars.AUDIT_BATCH_LIMIT ?? 500,
+    sequencerIntervalMs: vars.AUDIT_SEQUENCER_INTERVAL_MS ?? 5,
+    takeoverIntervalMs,
+    sequencingTimeoutMs,
+    readinessLagMs: vars.AUDIT_READINESS_LAG_MS ?? 2_000,
+  };
+}
+
 function databaseLocation(vars: EnvironmentVariables, dataDir: string, cwd: string): DatabaseLocation {
   const url = vars.DATABASE_URL;
   if (url?.startsWith('postgres')) {
-    return { dialect: 'postgres', url, poolSize: vars.DATABASE_POOL_SIZE ?? 10, timeouts: postgresTimeouts(vars) };
+    return { dialect: 'postgres', url, poolSize: vars.DATABASE_POOL_SIZE ?? 20, timeouts: postgresTimeouts(vars) };
   }
   const path = url?.slice('sqlite:'.length);
   return {
@@ -353,6 +409,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
       denialsPerMinute: vars.RATE_LIMIT_DENIALS_PER_MINUTE ?? 30,
       redisUrl: vars.REDIS_URL,
     },
+    audit: auditConfig(vars),
     swaggerEnabled: vars.SWAGGER_ENABLED !== 'false',
     corsOrigins: vars.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
     logLevel: vars.LOG_LEVEL ?? 'info',

@@ -52,7 +52,28 @@ export interface AuditEventsTable {
   hash: string;
 }
 
-/** One row (`id` = 1) that says where the chain ends; appends update it first, which serialises them. */
+/**
+ * An event recorded with its decision but not yet in the chain: the sequencer moves it into
+ * `audit_events`, giving it its position, time and hash, and deletes it here in the same transaction.
+ */
+export interface AuditPendingTable {
+  /** Arrival order, which the sequencer keeps; a bigint on PostgreSQL, which pg returns as a string. */
+  pending_id: ColumnType<number | string, never, never>;
+  /** When the decision was taken (ISO 8601 UTC); the event's time is this, or its predecessor's if later. */
+  recorded_at: string;
+  action: string;
+  outcome: AuditOutcome;
+  reason: string | null;
+  actor: string | null;
+  actor_clearance: number | null;
+  asset_id: string | null;
+  request_id: string;
+  ip: string | null;
+  method: string;
+  path: string;
+}
+
+/** One row (`id` = 1) that says where the chain ends; only the sequencer moves it, under its row lock. */
 export interface AuditChainHeadTable {
   id: number;
   event_count: number;
@@ -85,6 +106,7 @@ export interface DB {
   vessel_data_version: VesselDataVersionTable;
   audit_events: AuditEventsTable;
   audit_chain_head: AuditChainHeadTable;
+  audit_pending: AuditPendingTable;
 }
 
 export type AssetRow = Selectable<AssetsTable>;
@@ -92,3 +114,4 @@ export type NewAsset = Insertable<AssetsTable>;
 export type VesselRow = Selectable<VesselsTable>;
 export type AuditEventRow = Selectable<AuditEventsTable>;
 export type AuditChainHead = Selectable<AuditChainHeadTable>;
+export type AuditPendingRow = Selectable<AuditPendingTable>;

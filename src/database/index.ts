@@ -1,6 +1,7 @@
 export { DatabaseModule } from './database.module';
 export { DatabaseHealth } from './database-health';
 export { TransactionRunner } from './transaction-runner';
+export { DedicatedSession } from './dedicated-session';
 export { createDatabase, describeLocation } from './create-database';
 export { isDatabaseUnavailable } from './database-errors';
 export { currentSchema } from './engine';

@@ -3,12 +3,14 @@ import { currentSchema } from './engine';
 import * as initial from './migrations/001-initial';
 import * as auditChain from './migrations/002-audit-chain';
 import * as vesselCounts from './migrations/003-vessel-counts';
+import * as auditPending from './migrations/004-audit-pending';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-audit-chain': auditChain,
   '003-vessel-counts': vesselCounts,
+  '004-audit-pending': auditPending,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {

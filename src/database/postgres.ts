@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import { Pool } from 'pg';
+import { Pool, type PoolConfig } from 'pg';
 import type { PostgresLocation } from '../config';
 import { isDatabaseUnavailable } from './database-errors';
 import type { DB } from './database.types';
@@ -20,6 +20,11 @@ const POOLS = new WeakMap<Kysely<DB>, Pool>();
 export function poolUsage(db: Kysely<DB>): PoolUsage | undefined {
   const pool = POOLS.get(db);
   return pool && { max: pool.options.max, inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
+/** The settings of the PostgreSQL pool behind `db`, for a connection of its own; undefined on SQLite. */
+export function postgresConnectionConfig(db: Kysely<DB>): PoolConfig | undefined {
+  return POOLS.get(db)?.options;
 }
 
 export function createPostgres({ url, poolSize, timeouts }: PostgresLocation): Kysely<DB> {

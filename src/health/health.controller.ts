@@ -1,6 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
+import { AuditSequencer } from '../audit';
 import { Public } from '../auth';
 import { ApiErrorResponse, ServiceUnavailableError } from '../common';
 import { DatabaseHealth } from '../database';
@@ -9,6 +10,7 @@ import { ShutdownState } from '../bootstrap';
 const UP = { status: 'success' } as const;
 const DATABASE_UNREACHABLE = 'The database is unreachable';
 const SHUTTING_DOWN = 'The instance is shutting down';
+const AUDIT_LAGGING = "The audit trail's sequencing lags";
 
 @ApiTags('health')
 @Public()
@@ -18,6 +20,7 @@ export class HealthController {
   constructor(
     private readonly database: DatabaseHealth,
     private readonly shutdown: ShutdownState,
+    private readonly sequencer: AuditSequencer,
   ) {}
 
   @Get('live')
@@ -28,15 +31,23 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'The service can reach its database and is not shutting down' })
-  @ApiOkResponse({ schema: { example: UP }, description: 'Ready: the database answers and the instance is not shutting down' })
-  @ApiErrorResponse(503, 'SERVICE_UNAVAILABLE', DATABASE_UNREACHABLE, 'SERVICE_UNAVAILABLE: the database is unreachable, or the instance is shutting down')
+  @ApiOperation({ summary: 'The service can reach its database, its audit events find their place in time, and it is not shutting down' })
+  @ApiOkResponse({ schema: { example: UP }, description: 'Ready: the database answers, audit sequencing keeps up and the instance is not shutting down' })
+  @ApiErrorResponse(
+    503,
+    'SERVICE_UNAVAILABLE',
+    DATABASE_UNREACHABLE,
+    "SERVICE_UNAVAILABLE: the database is unreachable, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down",
+  )
   async ready(): Promise<typeof UP> {
     if (this.shutdown.isShuttingDown) {
       throw new ServiceUnavailableError(SHUTTING_DOWN);
     }
     if (!(await this.database.isReachable())) {
       throw new ServiceUnavailableError(DATABASE_UNREACHABLE);
+    }
+    if (this.sequencer.isLagging()) {
+      throw new ServiceUnavailableError(AUDIT_LAGGING);
     }
     return UP;
   }

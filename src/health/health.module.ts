@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit';
 import { ShutdownModule } from '../bootstrap';
 import { HealthController } from './health.controller';
 
-@Module({ imports: [ShutdownModule], controllers: [HealthController] })
+@Module({ imports: [ShutdownModule, AuditModule], controllers: [HealthController] })
 export class HealthModule {}

@@ -49,13 +49,40 @@ export class Metrics {
   });
   private readonly auditEvents = new Counter({
     name: 'fleet_registry_audit_events_written_total',
-    help: 'Events appended to the audit trail, by action and outcome',
+    help: 'Decisions whose event this instance wrote and saw placed in the audit chain, by action and outcome',
     labelNames: ['action', 'outcome'],
     registers: [this.registry],
   });
+  private readonly auditAppends = new Histogram({
+    name: 'fleet_registry_audit_append_seconds',
+    help: "Time from writing a decision's event to seeing it placed in the chain and committed",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  private readonly auditBatches = new Histogram({
+    name: 'fleet_registry_audit_batch_size',
+    help: 'Events this instance placed in the chain per sequencing batch',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048],
+    registers: [this.registry],
+  });
+  private readonly auditSequenced = new Counter({
+    name: 'fleet_registry_audit_events_sequenced_total',
+    help: 'Events this instance, as sequencer, placed in the audit chain',
+    registers: [this.registry],
+  });
+  private auditLagSeconds: () => number = () => 0;
 
   constructor(db: Kysely<DB>) {
     collectDefaultMetrics({ register: this.registry });
+    const lagSeconds = () => this.auditLagSeconds();
+    new Gauge({
+      name: 'fleet_registry_audit_sequencing_lag_seconds',
+      help: "How long the oldest of this instance's events still waiting for its place in the chain has waited (0: none waits)",
+      registers: [this.registry],
+      collect() {
+        this.set(lagSeconds());
+      },
+    });
     if (poolUsage(db)) {
       for (const { name, help, read } of POOL_GAUGES) {
         new Gauge({
@@ -88,7 +115,18 @@ export class Metrics {
     this.decommissions.inc({ outcome: 'denied', reason });
   }
 
-  auditEventWritten(action: string, outcome: string): void {
+  auditEventWritten(action: string, outcome: string, seconds: number): void {
     this.auditEvents.inc({ action, outcome });
+    this.auditAppends.observe(seconds);
+  }
+
+  auditBatchSequenced(size: number): void {
+    this.auditBatches.observe(size);
+    this.auditSequenced.inc(size);
+  }
+
+  /** `read` gives the sequencing lag in seconds when Prometheus scrapes. */
+  readAuditLagWith(read: () => number): void {
+    this.auditLagSeconds = read;
   }
 }

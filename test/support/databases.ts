@@ -58,8 +58,9 @@ export async function createTestDatabase(engine: TestEngine, dir: string): Promi
 }
 
 /**
- * Makes every insert of an audit event with this outcome fail, as a broken audit store would, and
- * returns the undo. Triggers are the one thing here whose SQL differs between the engines.
+ * Makes every write of a decision's audit event with this outcome fail, as a broken audit store would,
+ * and returns the undo. Decisions append to audit_events on SQLite, and on PostgreSQL write to
+ * audit_pending, whence the sequencer chains them. Triggers are the one thing here whose SQL differs between the engines.
  */
 export async function failAuditEvents(db: Kysely<DB>, engine: TestEngine, outcome: AuditOutcome): Promise<() => Promise<void>> {
   const name = sql.raw(`reject_${outcome}`);
@@ -73,9 +74,9 @@ export async function failAuditEvents(db: Kysely<DB>, engine: TestEngine, outcom
   }
   await sql`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
               BEGIN IF NEW.outcome = ${value} THEN RAISE EXCEPTION 'audit store refused'; END IF; RETURN NEW; END $$`.execute(db);
-  await sql`CREATE TRIGGER ${name} BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION ${name}()`.execute(db);
+  await sql`CREATE TRIGGER ${name} BEFORE INSERT ON audit_pending FOR EACH ROW EXECUTE FUNCTION ${name}()`.execute(db);
   return async () => {
-    await sql`DROP TRIGGER ${name} ON audit_events`.execute(db);
+    await sql`DROP TRIGGER ${name} ON audit_pending`.execute(db);
     await sql`DROP FUNCTION ${name}()`.execute(db);
   };
 }

@@ -1,0 +1,248 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Kysely } from 'kysely';
+import { APP_CONFIG, type AppConfig } from '../config';
+import { type DB, DedicatedSession, TransactionRunner } from '../database';
+import { Metrics } from '../observability';
+import { AuditRepository, type WaitingEvent } from './audit.repository';
+import { decodePlaced, encodePlaced } from './placed-ranges';
+
+/** The advisory lock whose holder is the one sequencer of the database (of the schema, on a shared server). */
+const SEQUENCER_LOCK = 'audit-sequencer';
+/** The sequencer notifies this channel as each batch commits; every instance listens for it. */
+const PLACED_CHANNEL = 'fleet_registry_audit_placed';
+/** Waiters look for themselves this often even without a notice: one is missed while a dedicated connection reconnects. */
+const RECHECK_MS = 100;
+/** How long places named by a notice are remembered, for a decision that commits and then waits after the notice came. */
+const REMEMBER_PLACED_MS = 5_000;
+
+interface Waiter {
+  since: number;
+  placed: () => void;
+}
+
+/** Taken before a decision writes its event, so that a notice naming no places, sent before it waits, is not missed. */
+interface WaitTicket {
+  unnamedNoticesSeen: number;
+}
+
+/**
+ * Gives decisions' events their place in the chain and tells each decision when its event has one
+ * (docs/audit-write-path.md). On SQLite an event is appended in its decision's transaction: the commit
+ * group already pays for order once per group, under the one writer's lock. On PostgreSQL decisions
+ * write events unsequenced, with no shared lock, and one instance at a time holds the sequencer's
+ * advisory lock on a connection of its own; the others try to take it over every takeover interval, so
+ * the death of the holder hands it on. The holder chains a batch in two statements and no transaction:
+ * one reads the waiting events with the head, one moves them into the chain and notifies every instance
+ * of the places it filled. Decisions wait for those notices, with a query of which of them still wait
+ * as the fallback, and a bound.
+ */
+@Injectable()
+export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('AuditSequencer');
+  private readonly waiting = new Map<number, Waiter>();
+  private readonly stopping = new AbortController();
+  private leading?: Promise<void>;
+  private session?: DedicatedSession;
+  /** Notices heard that named no places: every waiter must then ask the database. */
+  private unnamedNotices = 0;
+  /** Places that notices named, with when, for waiters that come after their notice. */
+  private readonly recentlyPlaced = new Map<number, number>();
+  private checking = false;
+  private checkAgain = false;
+  private recheck?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly repository: AuditRepository,
+    private readonly transactions: TransactionRunner,
+    private readonly metrics: Metrics,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    metrics.readAuditLagWith(() => this.lagMs() / 1000);
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.transactions.groupsCommits) {
+      this.leading = this.lead();
+    }
+  }
+
+  /** Ends the dedicated session at once, which fails its statement in flight and releases the lock for another instance. */
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping.abort();
+    this.session?.close();
+    await this.leading;
+  }
+
+  /**
+   * Writes the event with `executor` (the decision's transaction, or one statement) and returns what
+   * resolves, once that has committed, when the event has its place in the chain, committed; it rejects
+   * past AUDIT_SEQUENCING_TIMEOUT_MS. On SQLite the event is appended at once: the commit group is the
+   * batch, and holds the one writer's lock anyway.
+   */
+  async write(event: WaitingEvent, executor: Kysely<DB>): Promise<() => Promise<void>> {
+    if (this.transactions.groupsCommits) {
+      await this.repository.append(event, executor);
+      return () => Promise.resolve();
+    }
+    const ticket = { unnamedNoticesSeen: this.unnamedNotices };
+    const pendingId = await this.repository.addWaiting(event, executor);
+    return () => this.placed(pendingId, ticket);
+  }
+
+  private placed(pendingId: number, ticket: WaitTicket): Promise<void> {
+    if (this.recentlyPlaced.delete(pendingId)) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const bound = this.config.audit.sequencingTimeoutMs;
+      const timer = setTimeout(() => {
+        this.waiting.delete(pendingId);
+        reject(new Error(`audit event ${pendingId} had no place in the chain after ${bound} ms`));
+      }, bound);
+      this.waiting.set(pendingId, {
+        since: performance.now(),
+        placed: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+      if (this.unnamedNotices !== ticket.unnamedNoticesSeen) {
+        void this.checkWaiters();
+      }
+      this.scheduleRecheck();
+    });
+  }
+
+  /** How long the oldest of this instance's events still waiting for its place has waited. */
+  lagMs(): number {
+    const oldest = this.waiting.values().next().value;
+    return oldest === undefined ? 0 : performance.now() - oldest.since;
+  }
+
+  isLagging(): boolean {
+    return this.lagMs() > this.config.audit.readinessLagMs;
+  }
+
+  /** PostgreSQL: take the sequencer's lock when it is free, then chain batches while it is held. */
+  private async lead(): Promise<void> {
+    const { takeoverIntervalMs, sequencerIntervalMs } = this.config.audit;
+    while (!this.stopping.signal.aborted) {
+      const lost = new AbortController();
+      const active = AbortSignal.any([this.stopping.signal, lost.signal]);
+      try {
+        const session = await DedicatedSession.open(this.db, () => lost.abort());
+        this.session = session;
+        await session.listen(PLACED_CHANNEL, (message) => this.heard(message));
+        while (!active.aborted) {
+          if (!(await session.tryLock(SEQUENCER_LOCK))) {
+            await pause(takeoverIntervalMs, active);
+            continue;
+          }
+          this.logger.log('This instance sequences the audit trail');
+          // Back to back while events wait: a decision waits for the batch under way and then its own.
+          while (!active.aborted) {
+            if ((await this.chainBatch(session)) === 0) {
+              await pause(sequencerIntervalMs, active);
+            }
+          }
+        }
+      } catch (error) {
+        if (!this.stopping.signal.aborted) {
+          this.logger.warn(`audit sequencing interrupted: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      } finally {
+        this.session?.close();
+        this.session = undefined;
+      }
+      await pause(takeoverIntervalMs, this.stopping.signal);
+    }
+  }
+
+  private async chainBatch(session: DedicatedSession): Promise<number> {
+    const batch = await this.repository.findWaiting(session.db, this.config.audit.batchLimit);
+    if (!batch) {
+      return 0;
+    }
+    await this.repository.moveIntoChainAtOnce(session.db, batch, session.notification(PLACED_CHANNEL, encodePlaced(batch.pendingIds)));
+    this.metrics.auditBatchSequenced(batch.pendingIds.length);
+    batch.pendingIds.forEach((pendingId) => this.settle(pendingId));
+    return batch.pendingIds.length;
+  }
+
+  private heard(message: string): void {
+    const placed = decodePlaced(message);
+    if (placed.length === 0) {
+      this.unnamedNotices++;
+      void this.checkWaiters();
+      return;
+    }
+    const now = performance.now();
+    for (const [pendingId, heardAt] of this.recentlyPlaced) {
+      if (now - heardAt < REMEMBER_PLACED_MS) {
+        break;
+      }
+      this.recentlyPlaced.delete(pendingId);
+    }
+    for (const pendingId of placed) {
+      if (!this.settle(pendingId)) {
+        this.recentlyPlaced.set(pendingId, now);
+      }
+    }
+  }
+
+  /** True when a decision was waiting for this place. */
+  private settle(pendingId: number): boolean {
+    const waiter = this.waiting.get(pendingId);
+    if (!waiter) {
+      return false;
+    }
+    this.waiting.delete(pendingId);
+    waiter.placed();
+    return true;
+  }
+
+  /** One query at a time for all of this instance's waiters; a notice that comes meanwhile asks for one more. */
+  private async checkWaiters(): Promise<void> {
+    if (this.checking) {
+      this.checkAgain = true;
+      return;
+    }
+    this.checking = true;
+    try {
+      do {
+        this.checkAgain = false;
+        const ids = [...this.waiting.keys()];
+        if (ids.length === 0) {
+          break;
+        }
+        const still = await this.repository.findStillWaiting(ids);
+        ids.filter((id) => !still.has(id)).forEach((id) => this.settle(id));
+      } while (this.checkAgain);
+    } catch (error) {
+      this.logger.warn(`could not check the audit events waiting for a place: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  private scheduleRecheck(): void {
+    if (this.recheck !== undefined) {
+      return;
+    }
+    this.recheck = setTimeout(() => {
+      this.recheck = undefined;
+      void this.checkWaiters().then(() => {
+        if (this.waiting.size > 0) {
+          this.scheduleRecheck();
+        }
+      });
+    }, RECHECK_MS);
+  }
+}
+
+/** Waits `ms`, or less if `signal` aborts; never throws. */
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  await sleep(ms, undefined, { signal }).catch(() => undefined);
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Kysely } from 'kysely';
+import { loadAppConfig } from '../src/config';
+import { createDatabase, type DB, DedicatedSession } from '../src/database';
+import { createTestDatabase, type TestDatabase } from './support/databases';
+import { DECOMMISSION_BODY } from './support/fixtures';
+import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
+
+const SEQUENCING_TIMEOUT_MS = 1_500;
+const READINESS_LAG_MS = 300;
+
+/**
+ * The test holds the sequencer's advisory lock itself, so the instance decides but cannot sequence:
+ * its decision waits, is answered 503 past the bound, and readiness and the lag metric show the lag;
+ * once the lock is released the instance takes it over and chains what waited.
+ */
+describe('a PostgreSQL instance whose audit events cannot be sequenced', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, () => {
+  let cwd: string;
+  let database: TestDatabase;
+  let db: Kysely<DB>;
+  let blocker: DedicatedSession;
+  let server: RunningServer;
+  let bearer: string;
+
+  const decommission = (assetId: string) =>
+    fetch(`${server.url}/v1/assets/${assetId}`, {
+      method: 'DELETE',
+      headers: { Authorization: bearer, 'Content-Type': 'application/json', 'X-Request-Id': `sequencing-${assetId}` },
+      body: JSON.stringify(DECOMMISSION_BODY),
+    });
+  const ready = async () => fetch(`${server.url}/health/ready`).then(async (response) => ({ status: response.status, body: (await response.json()) as { message?: string } }));
+  const lagSeconds = async () => Number((await (await fetch(`${server.url}/metrics`)).text()).match(/^fleet_registry_audit_sequencing_lag_seconds (\S+)$/m)?.[1]);
+  const waitingCount = async () => Number((await db.selectFrom('audit_pending').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
+
+  before(async () => {
+    cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-audit-sequencing-'));
+    database = await createTestDatabase('postgres', cwd);
+    const env = {
+      DATABASE_URL: database.url,
+      JWT_SECRET: 'audit-sequencing-secret-of-32-characters',
+      SEED_DEMO: 'false',
+      MIGRATE_ON_START: 'false',
+      RATE_LIMIT_ENABLED: 'false',
+      AUDIT_SEQUENCING_TIMEOUT_MS: String(SEQUENCING_TIMEOUT_MS),
+      AUDIT_READINESS_LAG_MS: String(READINESS_LAG_MS),
+      AUDIT_TAKEOVER_INTERVAL_MS: '200',
+    };
+    const file = join(cwd, 'records.json');
+    const assets = ['SEQ-0001', 'SEQ-0002'].map((asset_id) => ({ asset_id, asset_type: 'vehicle', former_pilot: 'TK-421' }));
+    writeFileSync(file, JSON.stringify({ vessels: [], assets }));
+    for (const [script, args] of [[SCRIPTS.migrate, []], [SCRIPTS.import, [file]]] as const) {
+      const result = await runScript(script, [...args], { cwd, env });
+      assert.equal(result.code, 0, result.stderr);
+    }
+    bearer = `Bearer ${(await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim()}`;
+    db = createDatabase(loadAppConfig({ DATABASE_URL: database.url }, cwd).database);
+    blocker = await DedicatedSession.open(db, () => undefined);
+    assert.ok(await blocker.tryLock('audit-sequencer'), 'the test holds the sequencer lock before the instance starts');
+    server = await startServer({ cwd, env });
+  });
+  after(async () => {
+    blocker?.close();
+    await server?.stop();
+    await db?.destroy();
+    await database?.drop();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('is ready while nothing waits', async () => {
+    assert.equal((await ready()).status, 200);
+    assert.equal(await lagSeconds(), 0);
+  });
+
+  it('commits the decision but answers 503 once its event has waited past the bound, unready meanwhile', async () => {
+    const answer = decommission('SEQ-0001');
+    await sleep(READINESS_LAG_MS + 400);
+    assert.deepEqual(await ready(), { status: 503, body: { status: 'error', message: "The audit trail's sequencing lags", error_code: 'SERVICE_UNAVAILABLE' } });
+    assert.ok((await lagSeconds()) > READINESS_LAG_MS / 1000);
+
+    const response = await answer;
+    assert.equal(response.status, 503);
+    assert.equal(((await response.json()) as { error_code: string }).error_code, 'SERVICE_UNAVAILABLE');
+    const asset = await db.selectFrom('assets').select('status').where('asset_id', '=', 'SEQ-0001').executeTakeFirstOrThrow();
+    assert.equal(asset.status, 'decommissioned', 'the decision committed');
+    assert.equal(await waitingCount(), 1, 'its event waits, durable, for its place');
+    assert.equal((await ready()).status, 200, 'nothing of the instance waits any more');
+  });
+
+  it('chains what waited once the lock is free, and answers decisions at once again', async () => {
+    blocker.close();
+    const deadline = Date.now() + 5_000;
+    while ((await waitingCount()) > 0 && Date.now() < deadline) {
+      await sleep(50);
+    }
+    assert.equal(await waitingCount(), 0);
+    assert.equal((await decommission('SEQ-0002')).status, 200);
+    const events = await db.selectFrom('audit_events').select(['request_id', 'outcome']).where('request_id', 'like', 'sequencing-%').orderBy('id').execute();
+    assert.deepEqual(events, [
+      { request_id: 'sequencing-SEQ-0001', outcome: 'allowed' },
+      { request_id: 'sequencing-SEQ-0002', outcome: 'allowed' },
+    ]);
+  });
+});
