@@ -72,9 +72,23 @@ export interface ServerOptions {
   outputFile?: string;
 }
 
-/** Starts the compiled server as a real process and waits until it answers. */
+/** What the server says when the port it was given is taken: another test took the same free port meanwhile. */
+const PORT_TAKEN = 'another process holds the port';
+
+/** Starts the compiled server as a real process and waits until it answers, on another port if its first is taken. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOn(await freePort(), options);
+    } catch (error) {
+      if (attempt === 3 || !(error instanceof Error && error.message.includes(PORT_TAKEN))) {
+        throw error;
+      }
+    }
+  }
+}
+
+async function startServerOn(port: number, options: ServerOptions): Promise<RunningServer> {
   const node = [process.execPath, ...(options.nodeOptions ?? []), options.script ?? SCRIPTS.server];
   // taskset execs node, so the child's pid is the server's and signals reach it.
   const [command, ...args] = options.cpu === undefined ? node : ['taskset', '-c', String(options.cpu), ...node];
