@@ -89,7 +89,7 @@ describe('server start-up and configuration', () => {
   });
 
   for (const [name, env, expected] of [
-    ['a PORT that is not a port', { PORT: 'abc' }, /PORT/],
+    ['a PORT that is not a port', { PORT: 'abc' }, /^Invalid configuration: PORT must be a whole number from 1 to 65535\n$/],
     ['an unsupported DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db' }, /DATABASE_URL/],
     ['a short JWT_SECRET', { JWT_SECRET: 'short' }, /JWT_SECRET must be at least 32 characters/],
     ['a SEED_DEMO that is not true or false', { SEED_DEMO: 'yes' }, /SEED_DEMO/],

@@ -72,8 +72,8 @@ describe('loadAppConfig', () => {
     });
 
     for (const port of ['abc', '0', '70000', '65536', '-1', '80.5']) {
-      it(`refuses PORT=${port} with a ConfigurationError naming PORT`, () => {
-        refuses({ PORT: port }, 'PORT');
+      it(`refuses PORT=${port} in one message naming PORT and the ports it takes`, () => {
+        assert.throws(() => load({ PORT: port }), { message: 'Invalid configuration: PORT must be a whole number from 1 to 65535' });
       });
     }
   });
@@ -250,7 +250,10 @@ describe('loadAppConfig', () => {
     });
   });
 
-  it('names every bad variable in one message', () => {
+  it('names every bad variable in one message, once each', () => {
     refuses({ PORT: 'abc', DATABASE_URL: 'mysql://x', SEED_DEMO: 'maybe' }, 'PORT', 'DATABASE_URL', 'SEED_DEMO');
+    assert.throws(() => load({ PORT: 'abc', DATABASE_POOL_SIZE: '0' }), {
+      message: 'Invalid configuration: PORT must be a whole number from 1 to 65535; DATABASE_POOL_SIZE must be a whole number from 1 to 100',
+    });
   });
 });

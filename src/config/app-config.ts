@@ -326,7 +326,8 @@ function jwtConfig(vars: EnvironmentVariables): JwtConfig {
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const vars = plainToInstance(EnvironmentVariables, present);
-  const errors = validateSync(vars);
+  // One message a variable: its first failed check says what the variable takes.
+  const errors = validateSync(vars, { stopAtFirstError: true });
   if (errors.length > 0) {
     throw new ConfigurationError(`Invalid configuration: ${describeValidationErrors(errors)}`);
   }
