@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { type AppConfig, ConfigurationError, loadAppConfig, type PostgresLocation } from './app-config';
+import { type AppConfig, ConfigurationError, loadAppConfig, loadDatabaseConfig, loadTokenConfig, type PostgresLocation } from './app-config';
 
 const CWD = resolve('/srv/fleet-registry');
 const SECRET = 's'.repeat(32);
@@ -255,5 +255,27 @@ describe('loadAppConfig', () => {
     assert.throws(() => load({ PORT: 'abc', DATABASE_POOL_SIZE: '0' }), {
       message: 'Invalid configuration: PORT must be a whole number from 1 to 65535; DATABASE_POOL_SIZE must be a whole number from 1 to 100',
     });
+  });
+});
+
+describe('the configuration of a command', () => {
+  const others = { NODE_ENV: 'production', PORT: 'abc', SEED_DEMO: 'maybe', METRICS_TOKEN: 'short', REDIS_URL: 'x' };
+
+  it('db:* and audit:* read DATABASE_* and MIGRATE_ON_START alone: no JWT variable in production, no check of the others', () => {
+    const env = { ...others, DATABASE_URL: 'sqlite:registry.db', MIGRATE_ON_START: 'false' };
+    assert.deepEqual(loadDatabaseConfig(env, CWD), {
+      dataDir: resolve(CWD, 'data'),
+      database: { dialect: 'sqlite', path: resolve(CWD, 'registry.db') },
+      migrateOnStart: false,
+    });
+    assert.throws(() => loadDatabaseConfig({ ...others, DATABASE_POOL_SIZE: '0' }, CWD), {
+      message: 'Invalid configuration: DATABASE_POOL_SIZE must be a whole number from 1 to 100',
+    });
+  });
+
+  it('token reads JWT_* and NODE_ENV alone, production still requiring a key', () => {
+    assert.deepEqual(loadTokenConfig({ ...others, JWT_SECRET: SECRET }, CWD).jwt.secrets, [{ value: SECRET }]);
+    assert.throws(() => loadTokenConfig(others, CWD), /JWT_SECRET is required when NODE_ENV=production/);
+    assert.throws(() => loadTokenConfig({ JWT_SECRET: 'short' }, CWD), /JWT_SECRET must be at least 32 characters/);
   });
 });
