@@ -23,7 +23,7 @@ const optionName = (name: string) => `${name.length === 1 ? '-' : '--'}${name}`;
  * parser calls `--clearance -1` ambiguous and says nothing useful about values. -h and --help are
  * always known and win over anything else given. At most `positionals` arguments besides the options.
  */
-export function parseOptions(args: string[], options: Options, positionals = 0): ({ help: true } | ParsedOptions) {
+export function parseOptions(args: string[], options: Options, positionals = 0): { help: true } | ParsedOptions {
   const parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true });
   if (parsed.values.help === true) {
     return { help: true };
