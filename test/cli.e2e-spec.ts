@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runScript, SCRIPTS, startServer } from './support/processes';
+import { freePort, runScript, SCRIPTS, startServer } from './support/processes';
 
 const SECRET = 'cli-test-secret-that-is-at-least-32-chars';
 
@@ -89,7 +89,7 @@ describe('server start-up and configuration', () => {
   });
 
   for (const [name, env, expected] of [
-    ['a PORT that is not a port', { PORT: 'abc' }, /PORT/],
+    ['a PORT that is not a port', { PORT: 'abc' }, /^Invalid configuration: PORT must be a whole number from 1 to 65535\n$/],
     ['an unsupported DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db' }, /DATABASE_URL/],
     ['a short JWT_SECRET', { JWT_SECRET: 'short' }, /JWT_SECRET must be at least 32 characters/],
     ['a SEED_DEMO that is not true or false', { SEED_DEMO: 'yes' }, /SEED_DEMO/],
@@ -152,20 +152,94 @@ describe('npm run token', () => {
     assert.ok(Math.abs(decode(result.stdout.trim()).exp - (Date.now() / 1000 + 900)) < 60);
   });
 
-  for (const args of [
-    ['--clearance', '7'],
-    ['--sub', 'o'],
-    ['--sub', 'o', '--clearance', '11'],
-    ['--sub', 'o', '--clearance', 'high'],
-    ['--sub', 'o', '--clearance', '7', '--ttl', 'forever'],
-    ['--sub', 'o', '--clearance', '7', '--unknown'],
-  ]) {
-    it(`refuses ${args.join(' ')} with a message and exit code 1`, async () => {
-      const result = await runScript(SCRIPTS.token, args, { cwd, env: { JWT_SECRET: SECRET } });
-      assert.equal(result.code, 1);
+  it('reads only the JWT_* variables (and NODE_ENV): a mistake in another is not its concern', async () => {
+    const result = await runScript(SCRIPTS.token, ['--sub', 'o', '--clearance', '1'], { cwd, env: { JWT_SECRET: SECRET, PORT: 'abc', DATABASE_URL: 'mysql://x' } });
+    assert.equal(result.code, 0, result.stderr);
+  });
+
+  for (const [args, code] of [
+    [['--clearance', '7'], 2],
+    [['--sub', 'o'], 2],
+    [['--sub', 'o', '--clearance', '11'], 2],
+    [['--sub', 'o', '--clearance', 'high'], 2],
+    [['--sub', 'o', '--clearance', '7', '--unknown'], 2],
+    [['--sub', 'o', '--clearance', '7', '--ttl', 'forever'], 1],
+  ] as const) {
+    it(`refuses ${args.join(' ')} in one line, exit code ${code}`, async () => {
+      const result = await runScript(SCRIPTS.token, [...args], { cwd, env: { JWT_SECRET: SECRET } });
+      assert.equal(result.code, code);
       assert.equal(result.stdout, '');
-      assert.ok(result.stderr.trim().length > 0);
-      assert.doesNotMatch(result.stderr, /\n\s+at /);
+      assert.match(result.stderr, /^.+\n$/);
     });
   }
+});
+
+/** Each command, how it is called, and a use of it that lacks an option's value. */
+const COMMANDS = [
+  { name: 'token', script: SCRIPTS.token, lackingValue: ['--clearance', '1', '--sub'], option: '--sub' },
+  { name: 'db:import', script: SCRIPTS.import, lackingValue: ['fleet.json', '--format'], option: '--format' },
+  { name: 'db:export', script: SCRIPTS.export, lackingValue: ['fleet.csv', '--kind'], option: '--kind' },
+  { name: 'db:migrate', script: SCRIPTS.migrate },
+  { name: 'audit:verify', script: SCRIPTS.auditVerify },
+  { name: 'audit:export', script: SCRIPTS.auditExport, lackingValue: ['--since'], option: '--since' },
+];
+
+describe('every command alike', () => {
+  let cwd: string;
+  before(() => {
+    cwd = workDir();
+  });
+  after(() => rmSync(cwd, { recursive: true, force: true }));
+
+  for (const { name, script, lackingValue, option } of COMMANDS) {
+    it(`${name}: --help prints the usage with exit code 0; an unknown option, a stray argument or a missing value exit code 2, named`, async () => {
+      const help = await runScript(script, ['--help'], { cwd });
+      assert.equal(help.code, 0, help.stderr);
+      assert.match(help.stdout, new RegExp(`^usage: npm run ${name}\\b`));
+      const hint = `. Run npm run ${name} -- --help for the options\n`;
+      const misuses: [string[], string][] = [
+        [['--verbose'], 'Unknown option --verbose'],
+        [['-x'], 'Unknown option -x'],
+        lackingValue === undefined ? [['stray', 'more'], 'Unexpected argument "stray"'] : [lackingValue, `${option} needs a value`],
+      ];
+      for (const [args, problem] of misuses) {
+        const result = await runScript(script, args, { cwd });
+        assert.deepEqual({ code: result.code, stdout: result.stdout, stderr: result.stderr }, { code: 2, stdout: '', stderr: `${problem}${hint}` }, args.join(' '));
+      }
+      assert.ok(!existsSync(join(cwd, 'data')), 'nothing is opened or created before the arguments are accepted');
+    });
+  }
+
+  it('says in one line, without a stack or a system error code, that the database cannot be reached: exit code 1', async () => {
+    const url = `postgres://fleet@127.0.0.1:${await freePort()}/registry`;
+    const runs = [
+      [SCRIPTS.migrate, []],
+      [SCRIPTS.auditVerify, []],
+      [SCRIPTS.auditExport, []],
+      [SCRIPTS.import, ['fleet.json']],
+      [SCRIPTS.export, ['fleet.json']],
+    ] as const;
+    writeFileSync(join(cwd, 'fleet.json'), '{"vessels": []}');
+    for (const [script, args] of runs) {
+      const result = await runScript(script, [...args], { cwd, env: { DATABASE_URL: url } });
+      assert.equal(result.code, 1, script);
+      assert.equal(
+        result.stderr,
+        `Cannot reach the database at ${url}: the connection was refused. Check DATABASE_URL, and that the database is up and reachable from here\n`,
+        script,
+      );
+    }
+  });
+
+  it('migrates and imports in production with no JWT variable: the database commands read only DATABASE_*', async () => {
+    const env = { NODE_ENV: 'production', DATABASE_URL: 'sqlite:production.sqlite', PORT: 'abc', METRICS_TOKEN: 'short' };
+    const migrated = await runScript(SCRIPTS.migrate, [], { cwd, env });
+    assert.equal(migrated.code, 0, migrated.stderr);
+    assert.match(migrated.stdout, /^Applied 001-initial, .* to .*production\.sqlite\n$/);
+    writeFileSync(join(cwd, 'fleet.json'), '{"vessels": []}');
+    const imported = await runScript(SCRIPTS.import, ['fleet.json'], { cwd, env });
+    assert.equal(imported.code, 0, imported.stderr);
+    const verified = await runScript(SCRIPTS.auditVerify, [], { cwd, env });
+    assert.equal(verified.code, 0, verified.stderr);
+  });
 });

@@ -54,9 +54,18 @@ function useDatabase(engine: TestEngine) {
   };
 }
 
-/** A refusal: exit code 1, the message, no stack trace, nothing on stdout. */
+/** A refusal: exit code 1 (2 for arguments the command cannot use), the message, no stack trace. */
 function assertRefused(result: RunResult, ...expected: RegExp[]): void {
-  assert.equal(result.code, 1, `${result.stdout}${result.stderr}`);
+  assertExit(result, 1, ...expected);
+}
+
+function assertMisused(result: RunResult, ...expected: RegExp[]): void {
+  assertExit(result, 2, ...expected);
+  assert.match(result.stderr, /Run npm run [a-z:]+ -- --help for the options\n$/);
+}
+
+function assertExit(result: RunResult, code: number, ...expected: RegExp[]): void {
+  assert.equal(result.code, code, `${result.stdout}${result.stderr}`);
   for (const pattern of expected) {
     assert.match(result.stderr, pattern);
   }
@@ -137,7 +146,7 @@ describeEachDatabase('npm run db:import', (engine) => {
       /^Import refused, nothing was written: 3 problems in 5 records read\n/,
       /\n {2}assets\[1\]\.decommissioned_at is only allowed with status "decommissioned"\n/,
       /\n {2}vessels\[1\]\.crew is required\n/,
-      /\n {2}vessels\[2\]\.speed is not an allowed field; crew must be an integer number\n/,
+      /\n {2}vessels\[2\]\.speed is not an allowed field; crew must be a whole number from 0 to 10000000\n/,
     );
     const ndjson = await data.run(SCRIPTS.import, [
       data.file('bad.ndjson', ['{"kind":"vessel","id":"ISD-012"}', '{"kind":"ship"}', '{"kind": "asset", oops}', '[1]'].join('\n')),
@@ -154,7 +163,7 @@ describeEachDatabase('npm run db:import', (engine) => {
       '--kind',
       'vessel',
     ]);
-    assertRefused(csv, /bad\.csv line 2: crew must be an integer number/, /bad\.csv line 3: has 7 cells where the header has 8/);
+    assertRefused(csv, /bad\.csv line 2: crew must be a whole number from 0 to 10000000/, /bad\.csv line 3: has 7 cells where the header has 8/);
     assert.deepEqual(await data.rows(), before);
   });
 
@@ -194,10 +203,16 @@ describeEachDatabase('npm run db:import', (engine) => {
       [['fleet.json', '--kind', 'asset'], /--kind is for CSV files/],
       [['fleet.json', '--verbose'], /Unknown option --verbose/],
       [['a.json', 'b.json'], /Unexpected argument "b\.json"/],
-      [['missing.json'], /ENOENT.*missing\.json/],
+      [['fleet.json', '--format'], /^--format needs a value\./],
     ] as const) {
-      assertRefused(await data.run(SCRIPTS.import, [...args]), expected);
+      assertMisused(await data.run(SCRIPTS.import, [...args]), expected);
     }
+  });
+
+  it('says in one line, without a stack or a system error code, that the file does not exist', async () => {
+    const result = await data.run(SCRIPTS.import, ['missing.json']);
+    assertRefused(result, /^missing\.json: no such file or folder\. Check the path \(a relative one starts from .+\)\n$/);
+    assert.doesNotMatch(result.stderr, /ENOENT/);
   });
 
   it('streams a large CSV file (50,000 vessels), with a progress line every 10,000 records when stderr is not a terminal', async () => {
@@ -302,8 +317,8 @@ describeEachDatabase('npm run db:export', (engine) => {
 
   it('explains its usage', async () => {
     assert.match((await data.run(SCRIPTS.export, ['--help'])).stdout, /^usage: npm run db:export -- <file>/);
-    assertRefused(await data.run(SCRIPTS.export, ['out.csv']), /A CSV file holds one kind of record: add --kind asset or vessel/);
-    assertRefused(await data.run(SCRIPTS.export, []), /A file is required/);
+    assertMisused(await data.run(SCRIPTS.export, ['out.csv']), /A CSV file holds one kind of record: add --kind asset or vessel/);
+    assertMisused(await data.run(SCRIPTS.export, []), /A file is required/);
   });
 });
 
@@ -393,7 +408,7 @@ describeEachDatabase('npm run audit:export', (engine) => {
       [['--output'], /--output needs a value/],
       [['events.ndjson'], /Unexpected argument "events\.ndjson"/],
     ] as const) {
-      assertRefused(await data.run(SCRIPTS.auditExport, [...args]), expected);
+      assertMisused(await data.run(SCRIPTS.auditExport, [...args]), expected);
     }
   });
 });

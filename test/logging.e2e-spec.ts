@@ -37,7 +37,7 @@ describe('logs of the server process', () => {
       });
       assert.equal(deleted.status, 200);
       assert.equal((await fetch(`${server.url}/v1/fleet/star-destroyers`, { headers: { Authorization: `Bearer ${token}x` } })).status, 401);
-      assert.equal((await fetch(`${server.url}/v1/nowhere`)).status, 404);
+      assert.equal((await fetch(`${server.url}/v1/nowhere?page=2`)).status, 404);
     } finally {
       server.child.kill('SIGTERM');
       await once(server.child, 'exit');
@@ -62,12 +62,14 @@ describe('logs of the server process', () => {
     assert.ok(lines.some((line) => /^SIGTERM received/.test(line.msg)));
     assert.ok(lines.some((line) => /exiting with code 0/.test(line.msg)));
     assert.ok(!output.includes('\u001b['), 'no colour codes');
+    assert.deepEqual(lines.filter((line) => /^(InstanceLoader|RoutesResolver|RouterExplorer)$/.test(String(line.context))), [], "Nest's wiring is for LOG_LEVEL=debug");
   });
 
   it('writes an access line for an allowed decommission: request id, method, route, status, latency, token subject', () => {
     const line = accessLine((candidate) => candidate.request_id === REQUEST_ID);
     assert.equal(line.level, 'info');
     assert.equal(line.method, 'DELETE');
+    assert.equal(line.path, '/v1/assets/TIE-0001');
     assert.equal(line.route, '/v1/assets/:asset_id');
     assert.equal(line.status, 200);
     assert.equal(typeof line.duration_ms, 'number');
@@ -75,12 +77,13 @@ describe('logs of the server process', () => {
     assert.equal(line.actor, 'officer-7');
   });
 
-  it('writes access lines for requests refused by a guard and for unknown routes, without a subject when the token was not valid', () => {
+  it('writes access lines for requests refused by a guard and for unknown routes, with their path and without a subject when the token was not valid', () => {
     const refused = accessLine((candidate) => candidate.status === 401);
     assert.equal(refused.route, '/v1/fleet/star-destroyers');
     assert.equal(refused.actor, undefined);
     assert.match(String(refused.request_id), /^[0-9a-f-]{36}$/);
-    assert.equal(accessLine((candidate) => candidate.status === 404).route, 'unmatched');
+    const unmatched = accessLine((candidate) => candidate.status === 404);
+    assert.deepEqual([unmatched.path, unmatched.route], ['/v1/nowhere', 'unmatched']);
   });
 
   it('logs the denial with the request id', () => {

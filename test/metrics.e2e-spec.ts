@@ -134,6 +134,7 @@ describeEachDatabase('GET /metrics with METRICS_TOKEN', (engine) => {
   it('refuses a request without a token: 401 with the error body, recorded as a denial', async () => {
     const res = await t.http().get('/metrics');
     expectErrorBody(res, 401, 'UNAUTHENTICATED');
+    assert.equal(res.body.message, 'The metrics bearer token is required');
     assert.equal(res.headers['www-authenticate'], 'Bearer');
     const event = await lastEvent();
     assert.deepEqual([event.action, event.outcome, event.reason, event.path], ['auth.authenticate', 'denied', 'TOKEN_MISSING', '/metrics']);
@@ -156,8 +157,10 @@ describe('GET /metrics in production without METRICS_TOKEN', () => {
   });
   after(() => t.close());
 
-  it('is closed: 401 whatever the token, until METRICS_TOKEN is set', async () => {
-    expectErrorBody(await t.http().get('/metrics'), 401, 'UNAUTHENTICATED');
-    expectErrorBody(await t.http().get('/metrics').set('Authorization', t.bearer('admiral-9', 9)), 401, 'UNAUTHENTICATED');
+  it('is closed: 401 whatever the token, saying that no METRICS_TOKEN is configured', async () => {
+    for (const res of [await t.http().get('/metrics'), await t.http().get('/metrics').set('Authorization', t.bearer('admiral-9', 9))]) {
+      expectErrorBody(res, 401, 'UNAUTHENTICATED', 'METRICS_TOKEN');
+      assert.match(res.body.message, /no METRICS_TOKEN is configured/);
+    }
   });
 });

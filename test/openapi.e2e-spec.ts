@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { describeEachDatabase } from './support/databases';
 import { concretePath, isPublic, type Route, routesOf } from './support/openapi';
 import { startTestApp, type TestApp } from './support/test-app';
+import demoData from '../src/import/demo-data.json';
 
 type Schema = SchemaObject & ReferenceObject;
 
@@ -122,6 +123,22 @@ describeEachDatabase('the OpenAPI document against the service', (engine) => {
       const reply = await t.http()[route.method](concretePath(route));
       assert.equal(reply.status, 401);
       assert.deepEqual(Object.keys(reply.body), Object.keys(documentedExample(route, '401') as object), `${route.method} ${route.path}`);
+    }
+  });
+});
+
+describe('the vessel listing example', () => {
+  it('shows as next_cursor the cursor the service answers for the page it documents, over the demo data', async () => {
+    const t = await startTestApp({ records: demoData });
+    try {
+      const document: OpenAPIObject = (await t.http().get('/docs-json').expect(200)).body;
+      const example = Object.fromEntries(
+        Object.entries((document.components?.schemas?.VesselPageDto as SchemaObject).properties ?? {}).map(([key, property]) => [key, (property as SchemaObject).example]),
+      );
+      const reply = await t.http().get(`/v1/fleet/star-destroyers?limit=${example.per_page}&page=${example.page}`).set('Authorization', t.bearer('officer-1', 1)).expect(200);
+      assert.equal(example.next_cursor, reply.body.data.next_cursor);
+    } finally {
+      await t.close();
     }
   });
 });

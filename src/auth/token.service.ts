@@ -1,6 +1,6 @@
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
 import type { DenialReason } from '../common';
-import type { AppConfig, JwtConfig } from '../config';
+import type { JwtConfig, TokenConfig } from '../config';
 import { JwksKeySet } from './jwks-key-set';
 import { resolveJwtSecret } from './jwt-secret';
 import { AuthenticatedOfficer, MAX_CLEARANCE, MIN_CLEARANCE } from './officer';
@@ -70,7 +70,7 @@ export class TokenService {
   }
 
   /** The keys of the configuration; with none configured at all, the secret generated under the data directory. */
-  static fromConfig(config: AppConfig): TokenService {
+  static fromConfig(config: TokenConfig): TokenService {
     const { secrets, publicKeys, jwksUrl } = config.jwt;
     const unconfigured = secrets.length === 0 && publicKeys.length === 0 && !jwksUrl;
     const hs256Secrets = unconfigured ? [{ value: resolveJwtSecret(config.dataDir) }] : secrets;

@@ -3,38 +3,38 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { auditEventBatches, AuditRepository } from '../audit';
-import { loadAppConfig } from '../config';
-import { createDatabase, describeLocation } from '../database';
-import { count, failCommand, forDataCommand } from './command-support';
+import { loadDatabaseConfig } from '../config';
+import { assertMigrated, createDatabase, describeLocation } from '../database';
+import { count, forDataCommand } from './command-support';
 import { AUDIT_EXPORT_USAGE, parseAuditExportArguments } from './data-arguments';
+import { runCommand } from './run-command';
 
 /** The audit trail for a SIEM: NDJSON, one event a line, on stdout or into a file, and one line on stderr saying what was written. */
-async function main(): Promise<void> {
-  const args = parseAuditExportArguments(process.argv.slice(2));
-  if ('help' in args) {
-    process.stdout.write(`${AUDIT_EXPORT_USAGE}\n`);
-    return;
-  }
-  const config = forDataCommand(loadAppConfig());
-  const db = createDatabase(config.database);
-  try {
-    let events = 0;
-    let lastId: number | undefined;
-    const lines = async function* () {
-      for await (const batch of auditEventBatches(new AuditRepository(db), args.from)) {
-        events += batch.length;
-        lastId = batch[batch.length - 1].id;
-        yield batch.map((event) => `${JSON.stringify(event)}\n`).join('');
-      }
-    };
-    await pipeline(Readable.from(lines()), args.output ? createWriteStream(args.output) : process.stdout);
-    console.error(
-      `Exported ${count(events)} audit events from ${describeLocation(config.database)}` +
-        (lastId === undefined ? '' : `, the last with id ${lastId} (go on with --after-id ${lastId})`),
-    );
-  } finally {
-    await db.destroy();
-  }
-}
-
-main().catch(failCommand);
+runCommand({
+  script: 'audit:export',
+  usage: AUDIT_EXPORT_USAGE,
+  parse: parseAuditExportArguments,
+  async run(args) {
+    const config = forDataCommand(loadDatabaseConfig());
+    const db = createDatabase(config.database);
+    try {
+      await assertMigrated(db);
+      let events = 0;
+      let lastId: number | undefined;
+      const lines = async function* () {
+        for await (const batch of auditEventBatches(new AuditRepository(db), args.from)) {
+          events += batch.length;
+          lastId = batch[batch.length - 1].id;
+          yield batch.map((event) => `${JSON.stringify(event)}\n`).join('');
+        }
+      };
+      await pipeline(Readable.from(lines()), args.output ? createWriteStream(args.output) : process.stdout);
+      console.error(
+        `Exported ${count(events)} audit events from ${describeLocation(config.database)}` +
+          (lastId === undefined ? '' : `, the last with id ${lastId} (go on with --after-id ${lastId})`),
+      );
+    } finally {
+      await db.destroy();
+    }
+  },
+});

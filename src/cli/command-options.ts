@@ -1,32 +1,44 @@
 import { parseArgs } from 'node:util';
 
-/** A command called with arguments it cannot use: the message names the problem and points to --help. */
+/** A command called with arguments it cannot use: exit code 2, the message naming the problem, and a pointer to --help. */
 export class UsageError extends Error {}
 
-export type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
-/** Explicitly typed where it is used, so that the compiler knows it does not return. */
-export type Fail = (problem: string) => never;
+/** A declaration with its `never`, so that the compiler knows the code after a call is not reached. */
+export function fail(problem: string): never {
+  throw new UsageError(problem);
+}
+
+export type Options = Record<string, { type: 'string' | 'boolean' }>;
+
+export interface ParsedOptions {
+  positionals: string[];
+  /** The value of a string option, undefined when it was not given. */
+  text: (name: string) => string | undefined;
+}
+
+const optionName = (name: string) => `${name.length === 1 ? '-' : '--'}${name}`;
 
 /**
- * Options of the form --name value, checked one by one so that every bad value is named: the strict
+ * Options of the form --name value, checked one by one so that every bad one is named: the strict
  * parser calls `--clearance -1` ambiguous and says nothing useful about values. -h and --help are
- * always known.
+ * always known and win over anything else given. At most `positionals` arguments besides the options.
  */
-export function parseOptions(command: string, args: string[], options: Options) {
-  const fail: Fail = (problem) => {
-    throw new UsageError(`${problem}. Run npm run ${command} -- --help for the options`);
-  };
-  const { values, positionals } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true });
-  const unknown = Object.keys(values).find((name) => name !== 'help' && !(name in options));
-  if (unknown !== undefined) {
-    fail(`Unknown option ${unknown.length === 1 ? '-' : '--'}${unknown}`);
+export function parseOptions(args: string[], options: Options, positionals = 0): { help: true } | ParsedOptions {
+  const parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true });
+  if (parsed.values.help === true) {
+    return { help: true };
   }
-  const text = (name: string): string | undefined => {
-    const value = values[name];
-    if (value !== undefined && (typeof value !== 'string' || value === '')) {
-      fail(`--${name} needs a value`);
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (!(name in options)) {
+      fail(`Unknown option ${optionName(name)}`);
     }
-    return value;
-  };
-  return { help: values.help === true, positionals, text, fail };
+    // `--sub --clearance 7` would otherwise take "--clearance" as the officer's name.
+    if (options[name].type === 'string' && (typeof value !== 'string' || value === '' || value.startsWith('--'))) {
+      fail(`${optionName(name)} needs a value`);
+    }
+  }
+  if (parsed.positionals.length > positionals) {
+    fail(`Unexpected argument "${parsed.positionals[positionals]}"`);
+  }
+  return { positionals: parsed.positionals, text: (name) => parsed.values[name] as string | undefined };
 }

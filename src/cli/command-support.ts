@@ -1,4 +1,6 @@
-import type { AppConfig } from '../config';
+import type { Kysely } from 'kysely';
+import type { DatabaseConfig } from '../config';
+import { assertMigrated, createDatabase, type DB, migrateToLatest } from '../database';
 
 /** The most DATABASE_STATEMENT_TIMEOUT_MS allows, ten minutes. */
 const LONG_STATEMENT_MS = 600_000;
@@ -6,22 +8,28 @@ const LONG_STATEMENT_MS = 600_000;
 /**
  * The configuration for a command that moves many records: the service's PostgreSQL timeouts are sized
  * for requests, while an import holds one transaction for as long as the file takes and an export's
- * batches may queue behind it. Both limits rise to ten minutes unless configured higher. No demo seed.
+ * batches may queue behind it. Both limits rise to ten minutes unless configured higher.
  */
-export function forDataCommand(config: AppConfig): AppConfig {
+export function forDataCommand(config: DatabaseConfig): DatabaseConfig {
   const { database } = config;
   if (database.dialect !== 'postgres') {
-    return { ...config, seedDemo: false };
+    return config;
   }
   const statementMs = Math.max(database.timeouts.statementMs, LONG_STATEMENT_MS);
   const queryMs = Math.max(database.timeouts.queryMs, statementMs + 1_000);
-  return { ...config, seedDemo: false, database: { ...database, timeouts: { ...database.timeouts, statementMs, queryMs } } };
+  return { ...config, database: { ...database, timeouts: { ...database.timeouts, statementMs, queryMs } } };
 }
 
-/** Ends a command: its message on stderr, exit code 1, no stack trace. */
-export function failCommand(error: unknown): void {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+/** The database of db:import or db:export, migrated first as the server's start would, or checked with MIGRATE_ON_START=false. */
+export async function openDataDatabase(config: DatabaseConfig): Promise<Kysely<DB>> {
+  const db = createDatabase(config.database);
+  try {
+    await (config.migrateOnStart ? migrateToLatest(db) : assertMigrated(db));
+    return db;
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
 }
 
 /** 1234567 → "1,234,567". */

@@ -1,5 +1,5 @@
 import { FORMATS, type FileLayout, formatOfFileName, isRecordKind, RECORD_KINDS, type RecordFormat, TIMESTAMP_WITH_OFFSET } from '../import';
-import { type Fail, type Options, parseOptions } from './command-options';
+import { fail, type Options, parseOptions } from './command-options';
 
 const LAYOUT_OPTIONS = `  --format <json|ndjson|csv>   the file's format; by default its extension says (.json, .ndjson or .jsonl, .csv)
   --kind <asset|vessel>        CSV only: the kind of record the file holds, one kind a file
@@ -26,6 +26,23 @@ Writes the audit trail as NDJSON, one event a line in chain (id) order, each wit
   --output <file>     write to this file instead of stdout
   -h, --help          this text`;
 
+export const MIGRATE_USAGE = `usage: npm run db:migrate
+
+Applies the migrations the configured database (DATABASE_URL) lacks, for deployments that start their
+instances with MIGRATE_ON_START=false. Reads only the DATABASE_* variables.
+
+  -h, --help   this text`;
+
+export const AUDIT_VERIFY_USAGE = `usage: npm run audit:verify
+
+Checks the configured database's audit chain, event by event. Exit code 0 and one line when it is
+intact; 1 and the first broken event when it is not.
+
+  -h, --help   this text`;
+
+/** Commands that take nothing but --help. */
+export const parseNoArguments = (args: string[]) => parseOptions(args, {});
+
 const LAYOUT_OPTION_TYPES: Options = { format: { type: 'string' }, kind: { type: 'string' } };
 
 export interface FileArguments {
@@ -34,18 +51,15 @@ export interface FileArguments {
 }
 
 /** `<file> [--format] [--kind]` of db:import and db:export. */
-export function parseFileArguments(command: 'db:import' | 'db:export', args: string[]): FileArguments | { help: true } {
-  const { help, positionals, text, fail: failWith } = parseOptions(command, args, LAYOUT_OPTION_TYPES);
-  const fail: Fail = failWith;
-  if (help) {
-    return { help: true };
+export function parseFileArguments(args: string[]): FileArguments | { help: true } {
+  const parsed = parseOptions(args, LAYOUT_OPTION_TYPES, 1);
+  if ('help' in parsed) {
+    return parsed;
   }
-  const [file, ...extra] = positionals;
+  const { positionals, text } = parsed;
+  const [file] = positionals;
   if (file === undefined) {
     fail('A file is required');
-  }
-  if (extra.length > 0) {
-    fail(`Unexpected argument "${extra[0]}"`);
   }
   const formatOption = text('format');
   if (formatOption !== undefined && !FORMATS.includes(formatOption as RecordFormat)) {
@@ -78,18 +92,15 @@ export interface AuditExportArguments {
 }
 
 export function parseAuditExportArguments(args: string[]): AuditExportArguments | { help: true } {
-  const { help, positionals, text, fail: failWith } = parseOptions('audit:export', args, {
+  const parsed = parseOptions(args, {
     since: { type: 'string' },
     'after-id': { type: 'string' },
     output: { type: 'string' },
   });
-  const fail: Fail = failWith;
-  if (help) {
-    return { help: true };
+  if ('help' in parsed) {
+    return parsed;
   }
-  if (positionals.length > 0) {
-    fail(`Unexpected argument "${positionals[0]}"`);
-  }
+  const { text } = parsed;
   const since = text('since');
   const afterId = text('after-id');
   const output = text('output');

@@ -1,33 +1,30 @@
-import 'reflect-metadata';
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { NestFactory } from '@nestjs/core';
-import { ConfigModule, loadAppConfig } from '../config';
-import { DatabaseModule, describeLocation } from '../database';
-import { ImportModule, RecordExportService } from '../import';
-import { failCommand, forDataCommand } from './command-support';
+import { AssetsRepository } from '../assets';
+import { loadDatabaseConfig } from '../config';
+import { describeLocation } from '../database';
+import { FleetRepository } from '../fleet';
+import { RecordExportService } from '../import';
+import { forDataCommand, openDataDatabase } from './command-support';
 import { EXPORT_USAGE, parseFileArguments } from './data-arguments';
+import { runCommand } from './run-command';
 
-async function main(): Promise<void> {
-  const args = parseFileArguments('db:export', process.argv.slice(2));
-  if ('help' in args) {
-    process.stdout.write(`${EXPORT_USAGE}\n`);
-    return;
-  }
-  const config = forDataCommand(loadAppConfig());
-  const context = await NestFactory.createApplicationContext(
-    { module: class ExportCli {}, imports: [ConfigModule.forRoot(config), DatabaseModule, ImportModule] },
-    { logger: ['error', 'warn'] },
-  );
-  try {
-    const started = performance.now();
-    await pipeline(Readable.from(context.get(RecordExportService).export(args.layout)), createWriteStream(args.file));
-    const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    console.log(`Exported ${describeLocation(config.database)} to ${args.file} (${args.layout.format}) in ${seconds} s`);
-  } finally {
-    await context.close();
-  }
-}
-
-main().catch(failCommand);
+runCommand({
+  script: 'db:export',
+  usage: EXPORT_USAGE,
+  parse: parseFileArguments,
+  async run(args) {
+    const config = forDataCommand(loadDatabaseConfig());
+    const db = await openDataDatabase(config);
+    try {
+      const started = performance.now();
+      const exporter = new RecordExportService(new AssetsRepository(db), new FleetRepository(db));
+      await pipeline(Readable.from(exporter.export(args.layout)), createWriteStream(args.file));
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      console.log(`Exported ${describeLocation(config.database)} to ${args.file} (${args.layout.format}) in ${seconds} s`);
+    } finally {
+      await db.destroy();
+    }
+  },
+});

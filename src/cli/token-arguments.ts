@@ -1,4 +1,4 @@
-import { type Fail, type Options, parseOptions } from './command-options';
+import { fail, type Options, parseOptions } from './command-options';
 
 export const TOKEN_USAGE = `usage: npm run token -- --sub <officer> --clearance <0-10> [options]
 
@@ -29,16 +29,13 @@ const OPTIONS: Options = {
 
 /** `help: true` asks for the usage text. */
 export function parseTokenArguments(args: string[]): TokenArguments | { help: true } {
-  const { help, positionals, text, fail: failWith } = parseOptions('token', args, OPTIONS);
-  const fail: Fail = failWith;
-  if (help) {
-    return { help: true };
+  const parsed = parseOptions(args, OPTIONS);
+  if ('help' in parsed) {
+    return parsed;
   }
+  const { text } = parsed;
   const sub = text('sub');
   const clearance = text('clearance');
-  if (positionals.length > 0) {
-    fail(`Unexpected argument "${positionals[0]}"`);
-  }
   if (sub === undefined) {
     fail('--sub is required: the officer the token names');
   }

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { type AppConfig, ConfigurationError, loadAppConfig, type PostgresLocation } from './app-config';
+import { type AppConfig, ConfigurationError, loadAppConfig, loadDatabaseConfig, loadTokenConfig, type PostgresLocation } from './app-config';
 
 const CWD = resolve('/srv/fleet-registry');
 const SECRET = 's'.repeat(32);
@@ -73,8 +73,8 @@ describe('loadAppConfig', () => {
     });
 
     for (const port of ['abc', '0', '70000', '65536', '-1', '80.5']) {
-      it(`refuses PORT=${port} with a ConfigurationError naming PORT`, () => {
-        refuses({ PORT: port }, 'PORT');
+      it(`refuses PORT=${port} in one message naming PORT and the ports it takes`, () => {
+        assert.throws(() => load({ PORT: port }), { message: 'Invalid configuration: PORT must be a whole number from 1 to 65535' });
       });
     }
   });
@@ -280,7 +280,32 @@ describe('loadAppConfig', () => {
     });
   });
 
-  it('names every bad variable in one message', () => {
+  it('names every bad variable in one message, once each', () => {
     refuses({ PORT: 'abc', DATABASE_URL: 'mysql://x', SEED_DEMO: 'maybe' }, 'PORT', 'DATABASE_URL', 'SEED_DEMO');
+    assert.throws(() => load({ PORT: 'abc', DATABASE_POOL_SIZE: '0' }), {
+      message: 'Invalid configuration: PORT must be a whole number from 1 to 65535; DATABASE_POOL_SIZE must be a whole number from 1 to 100',
+    });
+  });
+});
+
+describe('the configuration of a command', () => {
+  const others = { NODE_ENV: 'production', PORT: 'abc', SEED_DEMO: 'maybe', METRICS_TOKEN: 'short', REDIS_URL: 'x' };
+
+  it('db:* and audit:* read DATABASE_* and MIGRATE_ON_START alone: no JWT variable in production, no check of the others', () => {
+    const env = { ...others, DATABASE_URL: 'sqlite:registry.db', MIGRATE_ON_START: 'false' };
+    assert.deepEqual(loadDatabaseConfig(env, CWD), {
+      dataDir: resolve(CWD, 'data'),
+      database: { dialect: 'sqlite', path: resolve(CWD, 'registry.db') },
+      migrateOnStart: false,
+    });
+    assert.throws(() => loadDatabaseConfig({ ...others, DATABASE_POOL_SIZE: '0' }, CWD), {
+      message: 'Invalid configuration: DATABASE_POOL_SIZE must be a whole number from 1 to 100',
+    });
+  });
+
+  it('token reads JWT_* and NODE_ENV alone, production still requiring a key', () => {
+    assert.deepEqual(loadTokenConfig({ ...others, JWT_SECRET: SECRET }, CWD).jwt.secrets, [{ value: SECRET }]);
+    assert.throws(() => loadTokenConfig(others, CWD), /JWT_SECRET is required when NODE_ENV=production/);
+    assert.throws(() => loadTokenConfig({ JWT_SECRET: 'short' }, CWD), /JWT_SECRET must be at least 32 characters/);
   });
 });

@@ -378,18 +378,51 @@ function jwtConfig(vars: EnvironmentVariables): JwtConfig {
   };
 }
 
-/** Reads and checks the environment once; an empty variable counts as unset. */
-export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+/**
+ * The variables whose names match `read` (all by default), checked; an empty variable counts as unset.
+ * A command reads only those it uses, so a mistake in another one is not its concern.
+ */
+function readVariables(env: NodeJS.ProcessEnv, read = /./): EnvironmentVariables {
+  const present = Object.fromEntries(Object.entries(env).filter(([name, value]) => value !== undefined && value !== '' && read.test(name)));
   const vars = plainToInstance(EnvironmentVariables, present);
-  const errors = validateSync(vars);
+  // One message a variable: its first failed check says what the variable takes.
+  const errors = validateSync(vars, { stopAtFirstError: true });
   if (errors.length > 0) {
     throw new ConfigurationError(`Invalid configuration: ${describeValidationErrors(errors)}`);
   }
-  const production = vars.NODE_ENV === 'production';
-  if (production && !vars.JWT_SECRET && !vars.JWT_PUBLIC_KEY && !vars.JWT_JWKS_URL) {
+  return vars;
+}
+
+/** Production signs and checks tokens with configured keys only: a generated secret would differ between instances. */
+function requireKeysInProduction(vars: EnvironmentVariables): void {
+  if (vars.NODE_ENV === 'production' && !vars.JWT_SECRET && !vars.JWT_PUBLIC_KEY && !vars.JWT_JWKS_URL) {
     throw new ConfigurationError('Invalid configuration: JWT_SECRET is required when NODE_ENV=production, unless JWT_PUBLIC_KEY or JWT_JWKS_URL is set');
   }
+}
+
+/** What the database commands (db:*, audit:*) read: the database, and nothing of tokens or HTTP. */
+export type DatabaseConfig = Pick<AppConfig, 'dataDir' | 'database' | 'migrateOnStart'>;
+
+export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): DatabaseConfig {
+  const vars = readVariables(env, /^(DATABASE_\w+|MIGRATE_ON_START)$/);
+  const dataDir = resolve(cwd, 'data');
+  return { dataDir, database: databaseLocation(vars, dataDir, cwd), migrateOnStart: vars.MIGRATE_ON_START !== 'false' };
+}
+
+/** What the token command reads: the keys, and where a generated secret lives. */
+export type TokenConfig = Pick<AppConfig, 'dataDir' | 'jwt'>;
+
+export function loadTokenConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): TokenConfig {
+  const vars = readVariables(env, /^(NODE_ENV|JWT_\w+)$/);
+  requireKeysInProduction(vars);
+  return { dataDir: resolve(cwd, 'data'), jwt: jwtConfig(vars) };
+}
+
+/** Everything the server reads, checked once at start-up. */
+export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
+  const vars = readVariables(env);
+  requireKeysInProduction(vars);
+  const production = vars.NODE_ENV === 'production';
   const dataDir = resolve(cwd, 'data');
   return {
     port: vars.PORT ?? 3000,

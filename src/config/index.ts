@@ -1,9 +1,10 @@
 export { APP_CONFIG, ConfigModule } from './config.module';
-export { ConfigurationError, loadAppConfig, LOG_LEVELS } from './app-config';
+export { ConfigurationError, loadAppConfig, loadDatabaseConfig, loadTokenConfig, LOG_LEVELS } from './app-config';
 export { algorithmOf, privateTokenKey, publicTokenKey, readPem, type TokenAlgorithm, type TokenKey } from './token-keys';
 export type {
   AppConfig,
   ConfiguredKey,
+  DatabaseConfig,
   DatabaseLocation,
   JwtConfig,
   LogLevelName,
@@ -11,4 +12,5 @@ export type {
   PostgresTimeouts,
   RateLimitConfig,
   SqliteLocation,
+  TokenConfig,
 } from './app-config';

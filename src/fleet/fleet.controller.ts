@@ -26,7 +26,7 @@ export class FleetController {
     },
   })
   @ApiResponse({ status: HttpStatus.NOT_MODIFIED, description: 'The page named by If-None-Match is unchanged; no body.' })
-  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'limit must not be greater than 100', 'Invalid limit, page, after or sector, or page and after together (VALIDATION_ERROR)')
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'limit must be a whole number from 1 to 100', 'Invalid limit, page, after or sector, or page and after together (VALIDATION_ERROR)')
   async listStarDestroyers(
     @Query() query: ListVesselsQueryDto,
     @Headers('if-none-match') ifNoneMatch: string | undefined,

@@ -62,7 +62,7 @@ describe('createValidationPipe', () => {
   it('names every failing field in one message, one reason per field', async () => {
     await assert.rejects(
       sut.transform({ reason: 42, limit: '0' }, body(Order)),
-      failsWith('reason must be a string; limit must not be less than 1'),
+      failsWith('reason must be a string; limit must be a whole number from 1 to 100'),
     );
   });
 
@@ -146,7 +146,7 @@ describe('createValidationPipe', () => {
     assert.ok(other instanceof Listing);
     assert.equal(other.limit, 6);
     for (let attempt = 0; attempt < 2; attempt++) {
-      await assert.rejects(pipe.transform({ limit: '0' }, query), failsWith('limit must not be less than 1'));
+      await assert.rejects(pipe.transform({ limit: '0' }, query), failsWith('limit must be a whole number from 1 to 100'));
     }
   });
 

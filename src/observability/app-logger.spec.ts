@@ -43,6 +43,21 @@ describe('AppLogger', () => {
     assert.equal(parsed()[0].level, 'info');
   });
 
+  it("writes Nest's module and route wiring at debug, not info", () => {
+    const wiring = (level: 'info' | 'debug') => {
+      const logger = new AppLogger({ level, json: true });
+      logger.log('AssetsModule dependencies initialized', 'InstanceLoader');
+      logger.log('AssetsController {/v1/assets}:', 'RoutesResolver');
+      logger.log('Mapped {/v1/assets, GET} route', 'RouterExplorer');
+      logger.log('Nest application successfully started', 'NestApplication');
+    };
+    wiring('info');
+    assert.deepEqual(parsed().map(({ msg }) => msg), ['Nest application successfully started']);
+    written = [];
+    wiring('debug');
+    assert.deepEqual(parsed().map(({ level, context }) => [level, context].join(' ')), ['debug InstanceLoader', 'debug RoutesResolver', 'debug RouterExplorer', 'info NestApplication']);
+  });
+
   it('keeps the levels up to LOG_LEVEL and drops the rest', () => {
     const logger = new AppLogger({ level: 'warn', json: true });
     logger.fatal('f');

@@ -13,6 +13,8 @@ const NEST_LEVELS: Record<LogLevelName, LogLevel> = {
 const LEVEL_NAMES = Object.fromEntries(Object.entries(NEST_LEVELS).map(([name, nest]) => [nest, name])) as Record<LogLevel, LogLevelName>;
 /** The keys ConsoleLogger's own fields take: a caller's field of the same name is dropped, as ConsoleLogger drops it. */
 const FRAMEWORK_KEYS = new Set(['level', 'pid', 'timestamp', 'message', 'context']);
+/** Nest's start-up wiring, a line for each module loaded and each route mapped: some forty lines, of use when debugging. */
+const WIRING_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
 /** Longer strings take ConsoleLogger's path, which truncates a record past a million characters. */
 const FLAT_STRING_LIMIT = 1_000;
 
@@ -68,6 +70,10 @@ export class AppLogger extends ConsoleLogger {
    */
   override log(message: unknown, ...optionalParams: unknown[]): void {
     const [fields, context, ...rest] = optionalParams;
+    if (optionalParams.length === 1 && WIRING_CONTEXTS.has(fields as string)) {
+      this.debug(message, fields);
+      return;
+    }
     if (this.json && typeof message === 'string' && typeof context === 'string' && context !== '' && rest.length === 0 && isFlat(fields)) {
       if (this.isLevelEnabled('log')) {
         this.writeFlatLine(message, fields, context);

@@ -1,18 +1,21 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
 import { AUDIT_ACTIONS, UnauthenticatedError } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 
 const BEARER = /^Bearer +(\S+)$/i;
 export const METRICS_TOKEN_REQUIRED = 'The metrics bearer token is required';
+/** What the closed endpoint says, so that whoever scrapes it knows no token can open it yet. */
+export const METRICS_TOKEN_UNSET = 'Metrics are closed: NODE_ENV=production and no METRICS_TOKEN is configured; set METRICS_TOKEN to scrape them';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
  * GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set, and in
  * production, where it is closed until one is set. Digests of equal length are compared in constant
- * time, so the answer's timing tells nothing of the token. A refusal is a 401 like any other, and recorded.
+ * time, so the answer's timing tells nothing of the token. A refusal is a 401 like any other, and recorded;
+ * closed for want of a token, its message and a start-up warning say so.
  */
 @Injectable()
 export class MetricsTokenGuard implements CanActivate {
@@ -22,6 +25,9 @@ export class MetricsTokenGuard implements CanActivate {
   constructor(@Inject(APP_CONFIG) { metricsToken, production }: AppConfig) {
     this.required = metricsToken !== undefined || production;
     this.expected = metricsToken === undefined ? undefined : digest(metricsToken);
+    if (this.required && this.expected === undefined) {
+      new Logger('Metrics').warn(`${METRICS_TOKEN_UNSET}: GET /metrics answers 401`);
+    }
   }
 
   canActivate(context: ExecutionContext): boolean {
@@ -33,7 +39,7 @@ export class MetricsTokenGuard implements CanActivate {
     if (offered !== undefined && this.expected !== undefined && timingSafeEqual(digest(offered), this.expected)) {
       return true;
     }
-    throw new UnauthenticatedError(METRICS_TOKEN_REQUIRED).deniedAs({
+    throw new UnauthenticatedError(this.expected === undefined ? METRICS_TOKEN_UNSET : METRICS_TOKEN_REQUIRED).deniedAs({
       action: AUDIT_ACTIONS.authenticate,
       reason: header === undefined ? 'TOKEN_MISSING' : 'TOKEN_INVALID',
     });

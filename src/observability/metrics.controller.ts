@@ -27,7 +27,7 @@ export class MetricsController {
     401,
     'UNAUTHENTICATED',
     METRICS_TOKEN_REQUIRED,
-    'UNAUTHENTICATED: METRICS_TOKEN is set (or NODE_ENV=production) and the bearer token is not it',
+    'UNAUTHENTICATED: METRICS_TOKEN is set and the bearer token is not it; or NODE_ENV=production and no METRICS_TOKEN is configured, which the message then says',
     WWW_AUTHENTICATE_HEADER,
   )
   @ApiErrorResponse(

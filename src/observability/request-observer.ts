@@ -4,10 +4,16 @@ import { Metrics, type RequestObservation } from './metrics';
 
 export const UNMATCHED_ROUTE = 'unmatched';
 
+/** The URL without its query string, which the route alone does not give for an unknown one. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
 /**
  * The one observation point of every request: first in the Express chain, it sees the answers of
  * guards (401, 403, 429), of unknown routes (404), of 405s and of failures alike, which an interceptor
- * (after the guards) would miss. Each request gives one access line and one count in the request
+ * (after the guards) would miss. Each request gives one access line (its path, and its route when one matched) and one count in the request
  * metrics. The line never carries a header or a body, so no token and no officer's text reaches a log.
  */
 @Injectable()
@@ -35,6 +41,7 @@ export class RequestObserver {
     this.logger.log(res.writableFinished ? 'request completed' : 'request aborted by the client', {
       request_id: req.requestId,
       method: observation.method,
+      path: pathOf(req.originalUrl),
       route: observation.route,
       status: observation.status,
       duration_ms: Math.round(seconds * 100_000) / 100,

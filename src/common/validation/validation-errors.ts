@@ -15,7 +15,7 @@ function describe(errors: ValidationError[], parentPath = ''): string[] {
 }
 
 /**
- * One line naming every field at fault, e.g. "reason should not be empty; limit must not be greater than 100".
+ * One line naming every field at fault, e.g. "reason should not be empty; limit must be a whole number from 1 to 100".
  * Serves the HTTP validation pipe, the configuration check and the record import alike.
  */
 export function describeValidationErrors(errors: ValidationError[], parentPath = ''): string {

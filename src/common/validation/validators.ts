@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsDefined, IsInt, IsString, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { IsDefined, IsString, Matches, MaxLength, ValidateBy } from 'class-validator';
 
 /** Absent or null reads "is required", before any check of the value's type or form. */
 export function IsRequired(): PropertyDecorator {
@@ -30,9 +30,16 @@ export function ToInteger(): PropertyDecorator {
   return Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^-?[0-9]+$/.test(value) ? Number(value) : value));
 }
 
-/** An integer within bounds; the type is checked first so "abc" is not reported as out of range. */
+/** An integer within bounds, refused in one message that names both: "abc", 0 and 70000 are the same mistake for a port. */
 export function IsIntInRange(min: number, max: number): PropertyDecorator {
-  return applyDecorators(IsInt(), Min(min), Max(max));
+  return ValidateBy({
+    name: 'isIntInRange',
+    constraints: [min, max],
+    validator: {
+      validate: (value) => Number.isInteger(value) && (value as number) >= min && (value as number) <= max,
+      defaultMessage: (args) => `${args?.property} must be a whole number from ${min} to ${max}`,
+    },
+  });
 }
 
 export const ASSET_ID_PATTERN = /^[A-Z]{3}-[0-9]{4}$/;

@@ -61,7 +61,8 @@ class NextCursor {
   @ApiProperty({
     type: 'string',
     nullable: true,
-    example: 'SD-010',
+    // What the first page of ten (per_page and page above) answers over the demo data.
+    example: 'ISD-010',
     description: 'The id of the last vessel of this page when more follow, to pass as after; null on the last page.',
   })
   next_cursor!: string | null;
