@@ -9,7 +9,7 @@ import { TcpProxy } from '../test/support/tcp-proxy';
 import { assetId, generateFleet } from './fleet-data';
 import { type AssetCursor, bearerToken, CLIENT_CPU, countEvents, Lab, machine, positiveOption, ROOT, ROUND_OPTIONS, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
 import { type Answer, asRun, PacedClient, type PacedRequest, quantile, steadyStream } from './paced-load';
-import { answersCheck, type Check, formatCheck, ratios, recordedCheck, type SideResult, type Spread, silentRounds, spread } from './report';
+import { answersCheck, type Check, formatCheck, ratios, recordedCheck, reportFailedChecks, type SideResult, type Spread, silentRounds, spread } from './report';
 import { combineRuns, runWrk, type WrkResult } from './wrk';
 import { DECOMMISSIONS_PER_SECOND_BOUND, type Workload, WORKLOADS } from './workloads';
 
@@ -428,11 +428,7 @@ async function main(): Promise<void> {
   const finishedAt = new Date();
   writeFileSync(file, `${JSON.stringify({ started_at: startedAt, finished_at: finishedAt, machine: { ...about, load_average_at_end: loadavg() }, options, ...record, checks }, null, 2)}\n`);
   console.log(`\nWritten to ${file} after ${Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000)} s, load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
-  const failed = checks.filter((check) => !check.ok);
-  if (failed.length > 0) {
-    console.error(`\n${failed.length} check(s) FAILED:\n${failed.map((check) => check.message).join('\n')}`);
-    process.exitCode = 1;
-  }
+  reportFailedChecks(checks);
 }
 
 main().catch((error: unknown) => {

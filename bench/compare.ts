@@ -15,6 +15,7 @@ import {
   formatComparison,
   ratios,
   recordedCheck,
+  reportFailedChecks,
   type SideResult,
   silentRounds,
 } from './report';
@@ -294,11 +295,7 @@ async function main(): Promise<void> {
   writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
   const seconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
   console.log(`\nWritten to ${file} after ${seconds} s${options.cpuProfile ? `, profiles in ${resultsDir}/${stamp}-profiles` : ''}`);
-  const failed = [...results.flatMap((result) => result.checks.map((check) => ({ ...check, message: `${result.workload}: ${check.message}` }))), ...chains].filter((check) => !check.ok);
-  if (failed.length > 0) {
-    console.error(`\n${failed.length} check(s) FAILED:\n${failed.map((check) => check.message).join('\n')}`);
-    process.exitCode = 1;
-  }
+  reportFailedChecks([...results.flatMap((result) => result.checks.map((check) => ({ ...check, message: `${result.workload}: ${check.message}` }))), ...chains]);
 }
 
 main().catch((error: unknown) => {

@@ -131,3 +131,12 @@ export function formatComparison(result: ComparisonResult): string {
   lines.push(...result.checks.map((check) => `  ${formatCheck(check)}`), ...result.notes.map((note) => `  note: ${note}`));
   return lines.join('\n');
 }
+
+/** Names every failed check, and makes the run exit 1 when there is one. */
+export function reportFailedChecks(checks: Check[]): void {
+  const failed = checks.filter((check) => !check.ok);
+  if (failed.length > 0) {
+    console.error(`\n${failed.length} check(s) FAILED:\n${failed.map((check) => check.message).join('\n')}`);
+    process.exitCode = 1;
+  }
+}

@@ -4,10 +4,8 @@ import type { AuditChainHead, AuditEventRow } from '../database';
 /** The `prev_hash` of the first event. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** Every stored field but the hash itself, in the order the hash reads them: reordering them breaks every chain. */
-export const HASHED_FIELDS = [
-  'id',
-  'occurred_at',
+/** What a decision records, in the order the hash reads them. */
+export const DECISION_FIELDS = [
   'action',
   'outcome',
   'reason',
@@ -18,8 +16,10 @@ export const HASHED_FIELDS = [
   'ip',
   'method',
   'path',
-  'prev_hash',
 ] as const satisfies readonly (keyof AuditEventRow)[];
+
+/** Every stored field but the hash itself, in the order the hash reads them: reordering them breaks every chain. */
+export const HASHED_FIELDS = ['id', 'occurred_at', ...DECISION_FIELDS, 'prev_hash'] as const satisfies readonly (keyof AuditEventRow)[];
 
 export type ChainedFields = Omit<AuditEventRow, 'hash'>;
 /**

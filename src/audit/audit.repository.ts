@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely, type RawBuilder } from 'kysely';
 import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, precompile, selectPage } from '../database';
-import { chainEvents, HASHED_FIELDS, type UnchainedEvent } from './audit-chain';
+import { chainEvents, DECISION_FIELDS, HASHED_FIELDS, type UnchainedEvent } from './audit-chain';
 
 /** What the API shows of an event, in the order it shows it: the hashed fields, then the hash. */
 export const AUDIT_EVENT_COLUMNS = [...HASHED_FIELDS, 'hash'] as const;
@@ -14,19 +14,7 @@ export interface AuditEventFilter {
 /** A waiting event as the decision writes it: its fields and the time of the decision. */
 export type WaitingEvent = UnchainedEvent & { recorded_at: string };
 
-const WAITING_COLUMNS = [
-  'recorded_at',
-  'action',
-  'outcome',
-  'reason',
-  'actor',
-  'actor_clearance',
-  'asset_id',
-  'request_id',
-  'ip',
-  'method',
-  'path',
-] as const satisfies readonly (keyof WaitingEvent)[];
+const WAITING_COLUMNS = ['recorded_at', ...DECISION_FIELDS] as const satisfies readonly (keyof WaitingEvent)[];
 
 /** Waiting events, oldest first, chained after the head they were read with. */
 export interface WaitingBatch {

@@ -31,11 +31,8 @@ export interface VesselsTable {
 
 export type AuditOutcome = 'allowed' | 'denied';
 
-/** Events form a hash chain in `id` order: see src/audit/audit-chain.ts. */
-export interface AuditEventsTable {
-  /** The event's position in the chain, handed out by the chain head. */
-  id: number;
-  occurred_at: string;
+/** What a decision records, in the order the chain hashes it: the same in a waiting event and in the chain. */
+export interface AuditDecisionFields {
   action: string;
   outcome: AuditOutcome;
   reason: string | null;
@@ -46,6 +43,13 @@ export interface AuditEventsTable {
   ip: string | null;
   method: string;
   path: string;
+}
+
+/** Events form a hash chain in `id` order: see src/audit/audit-chain.ts. */
+export interface AuditEventsTable extends AuditDecisionFields {
+  /** The event's position in the chain, handed out by the chain head. */
+  id: number;
+  occurred_at: string;
   /** `hash` of the event before it in the chain; GENESIS_HASH for the first. */
   prev_hash: string;
   /** SHA-256 (hex) of the event's fields and `prev_hash`. */
@@ -56,21 +60,11 @@ export interface AuditEventsTable {
  * An event recorded with its decision but not yet in the chain: the sequencer moves it into
  * `audit_events`, giving it its position, time and hash, and deletes it here in the same transaction.
  */
-export interface AuditPendingTable {
+export interface AuditPendingTable extends AuditDecisionFields {
   /** Arrival order, which the sequencer keeps; a bigint on PostgreSQL, which pg returns as a string. */
   pending_id: ColumnType<number | string, never, never>;
   /** When the decision was taken (ISO 8601 UTC); the event's time is this, or its predecessor's if later. */
   recorded_at: string;
-  action: string;
-  outcome: AuditOutcome;
-  reason: string | null;
-  actor: string | null;
-  actor_clearance: number | null;
-  asset_id: string | null;
-  request_id: string;
-  ip: string | null;
-  method: string;
-  path: string;
 }
 
 /** One row (`id` = 1) that says where the chain ends; only the sequencer moves it, under its row lock. */
