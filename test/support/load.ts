@@ -15,6 +15,11 @@ export interface LoadOptions {
   workers?: number;
   /** A request unanswered after this counts as 'no answer' rather than stalling the worker. */
   timeoutMs: number;
+  /**
+   * Stops each worker once the server refuses a connection: a server that closed its port, when
+   * draining, may see it taken by another test's server, which would then get this load's requests.
+   */
+  untilRefused?: boolean;
 }
 
 export interface Load {
@@ -25,7 +30,7 @@ export interface Load {
 }
 
 /** Workers that keep sending requests, each waiting for its answer, until stopped. */
-export function startLoad({ url, bearer, next, workers = 8, timeoutMs }: LoadOptions): Load {
+export function startLoad({ url, bearer, next, workers = 8, timeoutMs, untilRefused = false }: LoadOptions): Load {
   const outcomes: Outcome[] = [];
   let running = true;
   const work = async (worker: number) => {
@@ -41,8 +46,11 @@ export function startLoad({ url, bearer, next, workers = 8, timeoutMs }: LoadOpt
         });
         const body = (await response.json()) as { error_code?: string };
         outcomes.push({ request, status: response.status, errorCode: body.error_code, ms: performance.now() - started });
-      } catch {
+      } catch (error) {
         outcomes.push({ request, status: 'no answer', ms: performance.now() - started });
+        if (untilRefused && (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') {
+          return;
+        }
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     }
