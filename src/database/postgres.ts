@@ -1,5 +1,16 @@
 import { Logger } from '@nestjs/common';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import {
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  Kysely,
+  PostgresDialect,
+  PostgresIntrospector,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type SchemaMetadata,
+  sql,
+  type TableMetadata,
+} from 'kysely';
 import { Pool, type PoolConfig } from 'pg';
 import type { PostgresLocation } from '../config';
 import { isDatabaseUnavailable } from './database-errors';
@@ -46,7 +57,7 @@ export function createPostgres({ url, poolSize, timeouts }: PostgresLocation): K
   pool.on('connect', (client) => client.on('error', (error) => logger.warn(`database connection lost: ${error.message}`)));
   // The pool re-emits an idle client's error, which the client's own listener has already logged.
   pool.on('error', () => undefined);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new DiscardingPool(pool) }) });
+  const db = new Kysely<DB>({ dialect: new CurrentSchemaDialect({ pool: new DiscardingPool(pool) }) });
   POOLS.set(db, pool);
   return db;
 }
@@ -85,5 +96,67 @@ class DiscardingPool implements PostgresPool {
 
   end(): Promise<void> {
     return this.pool.end();
+  }
+}
+
+/** PostgreSQL as Kysely speaks it, but introspecting only the schema this service works in. */
+class CurrentSchemaDialect extends PostgresDialect {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator introspects any schema
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new CurrentSchemaIntrospector(db);
+  }
+}
+
+/**
+ * Kysely's introspector reads the tables of every schema in the database and resolves each column's
+ * sequence by its schema's name, so a schema that another service (or test) drops meanwhile fails the
+ * read, and with it the migrator's start-up check. The migrator needs this schema's tables alone.
+ */
+class CurrentSchemaIntrospector implements DatabaseIntrospector {
+  private readonly everySchema: PostgresIntrospector;
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator introspects any schema
+  constructor(private readonly db: Kysely<any>) {
+    this.everySchema = new PostgresIntrospector(db);
+  }
+
+  getSchemas(): Promise<SchemaMetadata[]> {
+    return this.everySchema.getSchemas();
+  }
+
+  async getTables(): Promise<TableMetadata[]> {
+    const { rows } = await sql<{ table: string; schema: string; is_view: boolean; column: string; type: string; type_schema: string; not_null: boolean; has_default: boolean; auto_incrementing: boolean }>`
+      select c.relname as table, ns.nspname as schema, c.relkind = 'v' as is_view, a.attname as column,
+             t.typname as type, tns.nspname as type_schema, a.attnotnull as not_null, a.atthasdef as has_default,
+             (a.attidentity <> '' or coalesce(pg_get_expr(d.adbin, d.adrelid) like 'nextval(%', false)) as auto_incrementing
+        from pg_catalog.pg_class c
+        join pg_catalog.pg_namespace ns on ns.oid = c.relnamespace
+        join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+        join pg_catalog.pg_type t on t.oid = a.atttypid
+        join pg_catalog.pg_namespace tns on tns.oid = t.typnamespace
+        left join pg_catalog.pg_attrdef d on d.adrelid = c.oid and d.adnum = a.attnum
+       where ns.nspname = current_schema() and c.relkind in ('r', 'v', 'p')
+       order by c.relname, a.attnum`.execute(this.db);
+    const tables = new Map<string, TableMetadata>();
+    for (const row of rows) {
+      let table = tables.get(row.table);
+      if (!table) {
+        table = { name: row.table, schema: row.schema, isView: row.is_view, columns: [] };
+        tables.set(row.table, table);
+      }
+      table.columns.push({
+        name: row.column,
+        dataType: row.type,
+        dataTypeSchema: row.type_schema,
+        isNullable: !row.not_null,
+        hasDefaultValue: row.has_default,
+        isAutoIncrementing: row.auto_incrementing,
+      });
+    }
+    return [...tables.values()];
+  }
+
+  async getMetadata(): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables() };
   }
 }
