@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kysely, SqliteDialect } from 'kysely';
-import { AssetsRepository } from '../src/assets/assets.repository';
+import { AssetsRepository, type DecommissionRecord } from '../src/assets/assets.repository';
 import { AuditRepository } from '../src/audit/audit.repository';
-import { type DB, migrateToLatest, selectPage } from '../src/database';
+import { type DB, migrateToLatest, precompile, selectPage } from '../src/database';
 import { openSqlite } from '../src/database';
 import { StatementCachingDatabase } from '../src/database/statement-cache';
 
@@ -73,6 +73,7 @@ async function round(subject: Subject): Promise<void> {
     await timed(LISTINGS, () => selectPage(vessels, (query) => query.selectAll().orderBy('id'), { limit: 10, offset: 20 })),
   );
   const assets = new AssetsRepository(db);
+  const decommission = precompile((values: DecommissionRecord & { assetId: string }) => assets.decommissionStatement(values));
   const audit = new AuditRepository(db);
   const origin = { action: 'asset.decommission', outcome: 'allowed', reason: null, actor: 'bench', actor_clearance: 7, request_id: 'r', ip: '127.0.0.1', method: 'DELETE', path: '/v1/assets/x' } as const;
   subject.decommission.push(
@@ -80,7 +81,7 @@ async function round(subject: Subject): Promise<void> {
       db.transaction().execute(async (trx) => {
         const assetId = `BEN-${String(subject.decommissioned++).padStart(4, '0')}`;
         const record = { decommission_reason: 'bench', authorized_by: 'bench', decommissioned_at: new Date().toISOString() };
-        if (!(await assets.decommission(assetId, record, trx))) throw new Error(`${assetId} not decommissioned`);
+        if ((await trx.executeQuery(decommission({ ...record, assetId }))).rows.length === 0) throw new Error(`${assetId} not decommissioned`);
         await audit.append({ ...origin, asset_id: assetId }, trx);
       }),
     ),

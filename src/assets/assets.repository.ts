@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely, type NotNull } from 'kysely';
-import { type AssetRow, type AssetStatus, countRows, type DB, readInKeyOrder, type NewAsset, precompile, selectPage, upsertRows, type UpsertCounts } from '../database';
+import { type AssetRow, type AssetStatus, countRows, type DB, readInKeyOrder, type NewAsset, selectPage, upsertRows, type UpsertCounts } from '../database';
 
 /** What the API shows of an asset record, in the order it shows it. */
 export const ASSET_COLUMNS = [
@@ -31,24 +31,25 @@ export interface DecommissionRecord {
 
 @Injectable()
 export class AssetsRepository {
-  /** One conditional UPDATE, so of two racing decommissions exactly one sees the row. Compiled once. */
-  private readonly decommissionQuery;
+  constructor(private readonly db: Kysely<DB>) {}
 
-  constructor(private readonly db: Kysely<DB>) {
-    this.decommissionQuery = precompile((values: DecommissionRecord & { assetId: string }) =>
-      db
-        .updateTable('assets')
-        .set({
-          decommission_reason: values.decommission_reason,
-          decommissioned_at: values.decommissioned_at,
-          authorized_by: values.authorized_by,
-          status: 'decommissioned',
-        })
-        .where('asset_id', '=', values.assetId)
-        .where('status', '=', 'active')
-        .returning(DECOMMISSIONED_ASSET_COLUMNS)
-        .$narrowType<{ [K in keyof DecommissionRecord]: NotNull }>(),
-    );
+  /**
+   * The decommission: one conditional UPDATE that returns the asset, so of two racing decommissions
+   * exactly one sees the row. Built with placeholders, to be compiled once (precompile).
+   */
+  decommissionStatement(values: DecommissionRecord & { assetId: string }) {
+    return this.db
+      .updateTable('assets')
+      .set({
+        decommission_reason: values.decommission_reason,
+        decommissioned_at: values.decommissioned_at,
+        authorized_by: values.authorized_by,
+        status: 'decommissioned',
+      })
+      .where('asset_id', '=', values.assetId)
+      .where('status', '=', 'active')
+      .returning(DECOMMISSIONED_ASSET_COLUMNS)
+      .$narrowType<{ [K in keyof DecommissionRecord]: NotNull }>();
   }
 
   findById(assetId: string) {
@@ -58,11 +59,6 @@ export class AssetsRepository {
   findPage(status: AssetStatus | undefined, limit: number, offset: number) {
     const assets = status ? this.db.selectFrom('assets').where('status', '=', status) : this.db.selectFrom('assets');
     return selectPage(assets, (query) => query.select(ASSET_COLUMNS).orderBy('asset_id'), { limit, offset });
-  }
-
-  async decommission(assetId: string, record: DecommissionRecord, executor: Kysely<DB> = this.db) {
-    const { rows } = await executor.executeQuery(this.decommissionQuery({ ...record, assetId }));
-    return rows.at(0);
   }
 
   /** Every record in id order, a batch at a time, for the export. */

@@ -51,7 +51,7 @@ function createService(db: Kysely<DB>): AssetsService {
   const metrics = new Metrics(db);
   const [audit, transactions] = [new AuditRepository(db), new TransactionRunner(db)];
   const sequencer = new AuditSequencer(db, audit, transactions, metrics, loadAppConfig({}));
-  return new AssetsService(new AssetsRepository(db), new AuditService(audit, unlimited, transactions, metrics, sequencer), transactions, metrics);
+  return new AssetsService(new AssetsRepository(db), new AuditService(audit, unlimited, transactions, metrics, sequencer), metrics);
 }
 
 const listQuery = (query: Record<string, unknown> = {}) => plainToInstance(ListAssetsQueryDto, query);

@@ -1,23 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit';
 import { type Actor, AUDIT_ACTIONS, pageMeta, pageOffset, type RequestOrigin, ResourceNotFoundError } from '../common';
-import { TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { AssetAccessDeniedError } from './assets.errors';
-import { AssetsRepository } from './assets.repository';
+import { AssetsRepository, type DecommissionRecord } from './assets.repository';
 import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetDto, ListAssetsQueryDto } from './dto/asset.dto';
 
 @Injectable()
 export class AssetsService {
+  /** The conditional UPDATE and its audit event, committed together. */
+  private readonly decommissionRecorded;
+
   constructor(
     private readonly assets: AssetsRepository,
-    private readonly audit: AuditService,
-    private readonly transactions: TransactionRunner,
+    audit: AuditService,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    this.decommissionRecorded = audit.recordedChange((values: DecommissionRecord & { assetId: string }) => assets.decommissionStatement(values));
+  }
 
   /**
-   * The asset leaves the active records and its audit event is written in the same transaction;
+   * The asset leaves the active records and its audit event is written with it, committed together;
    * an asset that is missing or already decommissioned is refused with a denial, recorded where it is answered.
    */
   async decommission(
@@ -32,13 +35,7 @@ export class AssetsService {
       authorized_by: request.authorized_by,
       decommissioned_at: new Date().toISOString(),
     };
-    const decommissioned = await this.transactions.run(async (trx) => {
-      const row = await this.assets.decommission(assetId, record, trx);
-      if (row) {
-        await this.audit.record({ action, outcome: 'allowed', actor: officer, origin });
-      }
-      return row;
-    });
+    const decommissioned = await this.decommissionRecorded({ ...record, assetId }, { action, outcome: 'allowed', actor: officer, origin });
     if (!decommissioned) {
       throw AssetAccessDeniedError.notFound().deniedAs({ action, reason: 'ASSET_NOT_FOUND', actor: officer });
     }

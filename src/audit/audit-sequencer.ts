@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kysely } from 'kysely';
+import { type Compilable, Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config';
-import { type DB, DedicatedSession, TransactionRunner } from '../database';
+import { type DB, DedicatedSession, precompile, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { AuditRepository, type WaitingEvent } from './audit.repository';
 import { decodePlaced, encodePlaced } from './placed-ranges';
@@ -15,6 +15,15 @@ const PLACED_CHANNEL = 'fleet_registry_audit_placed';
 const RECHECK_MS = 100;
 /** How long places named by a notice are remembered, for a decision that commits and then waits after the notice came. */
 const REMEMBER_PLACED_MS = 5_000;
+
+/** What resolves once an event written has its place in the chain, committed. */
+export type Placed = () => Promise<void>;
+
+/** A change that its event was written with: the row it changed, and the wait for the event's place. */
+export interface WrittenChange<Row> {
+  row: Row;
+  placed: Placed;
+}
 
 interface Waiter {
   since: number;
@@ -81,14 +90,48 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
    * past AUDIT_SEQUENCING_TIMEOUT_MS. On SQLite the event is appended at once: the commit group is the
    * batch, and holds the one writer's lock anyway.
    */
-  async write(event: WaitingEvent, executor: Kysely<DB>): Promise<() => Promise<void>> {
+  async write(event: WaitingEvent, executor: Kysely<DB>): Promise<Placed> {
     if (this.transactions.groupsCommits) {
       await this.repository.append(event, executor);
       return () => Promise.resolve();
     }
-    const ticket = { unnamedNoticesSeen: this.unnamedNotices };
+    const ticket = this.ticket();
     const pendingId = await this.repository.addWaiting(event, executor);
     return () => this.placed(pendingId, ticket);
+  }
+
+  /**
+   * Compiles, once, a change (one statement that changes at most one row and returns it) written with
+   * its decision's event, and returns what applies it and writes the event when it changed a row;
+   * undefined, and no event, when it changed none. On PostgreSQL the change and the waiting event are one
+   * statement; on SQLite the change and the event's append are one transaction of the commit group.
+   */
+  changeWithEvent<Values extends object, Row extends object>(
+    change: (values: Values) => Compilable<Row>,
+  ): (values: Values, event: WaitingEvent) => Promise<WrittenChange<Row> | undefined> {
+    if (this.transactions.groupsCommits) {
+      const alone = precompile(change);
+      return (values, event) =>
+        this.transactions.run(async (trx) => {
+          const row = (await trx.executeQuery(alone(values))).rows.at(0);
+          return row && { row, placed: await this.write(event, trx) };
+        });
+    }
+    const withEvent = this.repository.precompileChangeWithEvent(change);
+    return async (values, event) => {
+      const ticket = this.ticket();
+      const changed = await this.repository.changeWithEvent(withEvent(values, event));
+      if (!changed) {
+        return undefined;
+      }
+      const { pending_id: pendingId, ...row } = changed;
+      return { row: row as unknown as Row, placed: () => this.placed(Number(pendingId), ticket) };
+    };
+  }
+
+  /** Taken before an event is written (see WaitTicket). */
+  private ticket(): WaitTicket {
+    return { unnamedNoticesSeen: this.unnamedNotices };
   }
 
   private placed(pendingId: number, ticket: WaitTicket): Promise<void> {

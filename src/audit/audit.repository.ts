@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Kysely, type RawBuilder } from 'kysely';
+import { type Compilable, type CompiledQuery, Kysely, type RawBuilder, sql } from 'kysely';
 import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, precompile, selectPage } from '../database';
 import { chainEvents, DECISION_FIELDS, HASHED_FIELDS, type UnchainedEvent } from './audit-chain';
 
@@ -23,6 +23,15 @@ export interface WaitingBatch {
   /** The head once the batch is in the chain. */
   nextHead: AuditChainHead;
 }
+
+/** The name under which a waiting event's column is a value of a change's precompiled statement, apart from the change's own values. */
+const eventValue = (column: (typeof WAITING_COLUMNS)[number]) => `event:${column}`;
+
+/** A change's values and its event's, as its precompiled statement with the event takes them. */
+export type ChangeWithEventValues<Values> = Values & Record<string, unknown>;
+
+/** The row a change returned, and the place in the queue of the event written with it. */
+export type ChangedWithEvent<Row> = Row & { pending_id: number | string };
 
 const eventValues = (events: AuditEventRow[]) =>
   events.map((event) => Object.fromEntries(AUDIT_EVENT_COLUMNS.map((column) => [column, event[column]])) as AuditEventRow);
@@ -81,6 +90,29 @@ export class AuditRepository {
   async addWaiting(event: WaitingEvent, executor: Kysely<DB>): Promise<number> {
     const [row] = (await executor.executeQuery(this.appending.addWaiting(event))).rows;
     return Number(row.pending_id);
+  }
+
+  /**
+   * PostgreSQL: compiles, once, `change` (one data-modifying statement that returns the row it changed)
+   * together with the insert of its decision's waiting event, made only when the change returned a row:
+   * one statement, atomic without BEGIN and COMMIT, so a decision costs one round trip.
+   */
+  precompileChangeWithEvent<Values extends object, Row>(
+    change: (values: Values) => Compilable<Row>,
+  ): (values: Values, event: WaitingEvent) => CompiledQuery<ChangedWithEvent<Row>> {
+    const statement = precompile((values: ChangeWithEventValues<Values>) => {
+      const withEvent = sql<ChangedWithEvent<Row>>`with changed as (${change(values)}),
+        waiting as (insert into audit_pending (${sql.join(WAITING_COLUMNS.map((column) => sql.ref(column)))})
+                    select ${sql.join(WAITING_COLUMNS.map((column) => values[eventValue(column)]))} from changed returning pending_id)
+        select changed.*, waiting.pending_id from changed cross join waiting`;
+      return { compile: () => withEvent.compile(this.db) };
+    });
+    return (values, event) => statement({ ...values, ...Object.fromEntries(WAITING_COLUMNS.map((column) => [eventValue(column), event[column]])) });
+  }
+
+  /** Runs a change compiled with its event, committed by itself; the row it changed, or undefined. */
+  async changeWithEvent<Row>(statement: CompiledQuery<ChangedWithEvent<Row>>): Promise<ChangedWithEvent<Row> | undefined> {
+    return (await this.db.executeQuery(statement)).rows.at(0);
   }
 
   /** Up to `limit` waiting events, oldest first, chained after the current head: one statement; undefined when none waits. */

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import type { DenialLimiter } from '../rate-limit';
@@ -12,7 +12,8 @@ import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 import { AuditSequencer } from './audit-sequencer';
 import { loadAppConfig } from '../config';
-import { createTestDatabase, testEngines } from '../../test/support/databases';
+import { createTestDatabase, failAuditEvents, testEngines } from '../../test/support/databases';
+import { ServiceUnavailableError } from '../common';
 
 const TIMEOUTS = { statementMs: 5_000, queryMs: 6_000, connectMs: 3_000, idleMs: 10_000, keepAliveDelayMs: 10_000 };
 const entry = (requestId: string) => ({
@@ -67,6 +68,44 @@ for (const engine of testEngines()) {
       );
       await transactions.run(() => sut.record(entry('joined')));
       assert.deepEqual(await recorded(), ['alone', 'joined']);
+    });
+
+    describe('recordedChange', () => {
+      const retire = () =>
+        sut.recordedChange((values: { assetId: string }) =>
+          db.updateTable('assets').set({ status: 'decommissioned' }).where('asset_id', '=', values.assetId).where('status', '=', 'active').returning(['asset_id', 'status']),
+        );
+      const status = async (assetId: string) => (await db.selectFrom('assets').select('status').where('asset_id', '=', assetId).executeTakeFirstOrThrow()).status;
+
+      before(async () => {
+        await db.insertInto('assets').values([{ asset_id: 'RC-0001', asset_type: 'vehicle', former_pilot: 'TK-1' }, { asset_id: 'RC-0002', asset_type: 'vehicle', former_pilot: 'TK-2' }]).execute();
+      });
+
+      it('applies the change and its event together, and resolves with the changed row once the event is in the chain', async () => {
+        const changed = await retire()({ assetId: 'RC-0001' }, entry('changed'));
+        assert.deepEqual(changed, { asset_id: 'RC-0001', status: 'decommissioned' });
+        assert.equal(await status('RC-0001'), 'decommissioned');
+        assert.equal((await recorded()).at(-1), 'changed');
+        assert.equal(Number((await sql<{ n: number }>`select count(*) as n from audit_pending`.execute(db)).rows[0].n), 0);
+      });
+
+      it('writes no event when the change changes nothing', async () => {
+        const before = await recorded();
+        assert.equal(await retire()({ assetId: 'RC-0001' }, entry('unchanged')), undefined);
+        assert.equal(await retire()({ assetId: 'NOT-THERE' }, entry('absent')), undefined);
+        assert.deepEqual(await recorded(), before);
+      });
+
+      it('leaves the change undone, with 503, when its event cannot be written', async () => {
+        const restore = await failAuditEvents(db, engine, 'allowed');
+        try {
+          await assert.rejects(retire()({ assetId: 'RC-0002' }, entry('refused')), ServiceUnavailableError);
+        } finally {
+          await restore();
+        }
+        assert.equal(await status('RC-0002'), 'active');
+        assert.ok(!(await recorded()).includes('refused'));
+      });
     });
   });
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { Compilable } from 'kysely';
 import {
   AUDIT_ACTIONS,
   type Denial,
@@ -14,10 +15,15 @@ import { Metrics } from '../observability';
 import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry } from './audit-entry';
-import { AuditRepository } from './audit.repository';
-import { AuditSequencer } from './audit-sequencer';
+import { AuditRepository, type WaitingEvent } from './audit.repository';
+import { AuditSequencer, type Placed } from './audit-sequencer';
 import type { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
+
+/** The event of a decision, as it waits for its place: its fields and the time of the decision. */
+function toWaitingEvent(entry: AuditEntry): WaitingEvent {
+  return { ...toEventFields(entry), recorded_at: new Date().toISOString() };
+}
 
 function toEventFields({ action, outcome, reason, actor, origin }: AuditEntry): UnchainedEvent {
   const optional = (value: string | null, limit: number) => (value === null ? null : storable(value, limit));
@@ -56,22 +62,45 @@ export class AuditService implements DenialRecorder {
    */
   async record(entry: AuditEntry): Promise<void> {
     const started = performance.now();
-    const event = { ...toEventFields(entry), recorded_at: new Date().toISOString() };
+    const event = toWaitingEvent(entry);
     await this.unavailableOnFailure(
       entry,
       this.transactions.runStatement(async (executor) => {
         const placed = await this.sequencer.write(event, executor);
-        this.transactions.afterCommit(async () => {
-          await this.unavailableOnFailure(entry, placed());
-          this.metrics.auditEventWritten(entry.action, entry.outcome, (performance.now() - started) / 1000);
-        });
+        this.transactions.afterCommit(() => this.awaitPlace(entry, placed, started));
       }),
     );
   }
 
-  private async unavailableOnFailure(entry: AuditEntry, work: Promise<void>): Promise<void> {
+  /**
+   * Compiles, once, a change recorded with its decision's event: `change` builds one statement that
+   * changes at most one row and returns it. What it returns applies the change and, when it changed a
+   * row, writes `entry` as that change's event, committed together (on PostgreSQL in one statement, one
+   * round trip); it resolves with the row once the event has its place in the chain, or with undefined,
+   * and no event, when nothing changed. A failure to write both is a 503, as for record.
+   */
+  recordedChange<Values extends object, Row extends object>(
+    change: (values: Values) => Compilable<Row>,
+  ): (values: Values, entry: AuditEntry) => Promise<Row | undefined> {
+    const changeWithEvent = this.sequencer.changeWithEvent(change);
+    return async (values, entry) => {
+      const started = performance.now();
+      const written = await this.unavailableOnFailure(entry, changeWithEvent(values, toWaitingEvent(entry)));
+      if (written) {
+        await this.awaitPlace(entry, written.placed, started);
+      }
+      return written?.row;
+    };
+  }
+
+  private async awaitPlace(entry: AuditEntry, placed: Placed, started: number): Promise<void> {
+    await this.unavailableOnFailure(entry, placed());
+    this.metrics.auditEventWritten(entry.action, entry.outcome, (performance.now() - started) / 1000);
+  }
+
+  private async unavailableOnFailure<T>(entry: AuditEntry, work: Promise<T>): Promise<T> {
     try {
-      await work;
+      return await work;
     } catch (error) {
       if (error instanceof ServiceUnavailableError) {
         throw error;
