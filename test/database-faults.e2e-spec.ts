@@ -3,14 +3,15 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/databases';
 import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
 import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
-import { type Outcome, startLoad } from './support/load';
+import { type Load, type Outcome, startLoad } from './support/load';
 import { TcpProxy } from './support/tcp-proxy';
+import { waitUntil } from './support/wait';
 
 const STATEMENT_TIMEOUT_MS = 1_000;
 const QUERY_TIMEOUT_MS = 1_500;
@@ -33,9 +34,15 @@ const MIXED_REQUESTS: Array<() => [string, RequestInit]> = [
   () => ['/health/ready', {}],
 ];
 
-/** Reads, readiness checks and decommissions of assets not yet decommissioned, from 8 workers. */
-const startMixedLoad = (server: RunningServer, bearer: string) =>
-  startLoad({ url: server.url, bearer, next: (index) => MIXED_REQUESTS[index % MIXED_REQUESTS.length](), timeoutMs: 3 * REQUEST_BOUND_MS });
+/**
+ * Reads, readiness checks and decommissions of assets not yet decommissioned, from 8 workers; stopped
+ * when the test ends, whether it passed or not.
+ */
+function startMixedLoad(t: TestContext, server: RunningServer, bearer: string): Load {
+  const load = startLoad({ url: server.url, bearer, next: (index) => MIXED_REQUESTS[index % MIXED_REQUESTS.length](), timeoutMs: 3 * REQUEST_BOUND_MS });
+  t.after(() => load.stop());
+  return load;
+}
 
 /** Polls until the route answers 200 and returns how long that took. */
 async function serveAgainWithin(server: RunningServer, path: string, bearer: string, boundMs: number): Promise<number> {
@@ -130,9 +137,11 @@ describe('the compiled server against a PostgreSQL connection that is reset or g
   }
 
   it('survives its connections being reset three times under load, answering 503 meanwhile, and serves again at once', async (t) => {
-    const load = startMixedLoad(server, bearer);
+    const load = startMixedLoad(t, server, bearer);
     for (let reset = 0; reset < 3; reset++) {
       await sleep(700);
+      // The server reconnects as requests need it; a loaded machine may take longer than the pause.
+      await waitUntil(() => proxy.openSockets > 0, () => `no connection to PostgreSQL before reset ${reset + 1}`);
       assert.ok(proxy.reset() > 0, 'the reset dropped live connections');
     }
     await sleep(700);
@@ -149,7 +158,7 @@ describe('the compiled server against a PostgreSQL connection that is reset or g
   });
 
   it('turns a database silent for 6 s into 503s within the bound, and serves again within seconds of its return', async (t) => {
-    const load = startMixedLoad(server, bearer);
+    const load = startMixedLoad(t, server, bearer);
     await sleep(500);
     proxy.blackhole();
     await sleep(6_000);
@@ -170,7 +179,7 @@ describe('the compiled server against a PostgreSQL connection that is reset or g
   });
 
   it('completes SIGTERM while the database is silent and requests are in flight', async (t) => {
-    const load = startMixedLoad(server, bearer);
+    const load = startMixedLoad(t, server, bearer);
     await sleep(500);
     proxy.blackhole();
     await sleep(500);

@@ -15,11 +15,8 @@ export interface LoadOptions {
   workers?: number;
   /** A request unanswered after this counts as 'no answer' rather than stalling the worker. */
   timeoutMs: number;
-  /**
-   * Stops each worker once the server refuses a connection: a server that closed its port, when
-   * draining, may see it taken by another test's server, which would then get this load's requests.
-   */
-  untilRefused?: boolean;
+  /** Every worker stops by itself after this long, whether or not the test got to stop it. */
+  limitMs?: number;
 }
 
 export interface Load {
@@ -29,12 +26,17 @@ export interface Load {
   stop: () => Promise<Outcome[]>;
 }
 
-/** Workers that keep sending requests, each waiting for its answer, until stopped. */
-export function startLoad({ url, bearer, next, workers = 8, timeoutMs, untilRefused = false }: LoadOptions): Load {
+/**
+ * Workers that keep sending requests, each waiting for its answer, until stopped, until `limitMs` has
+ * passed, or, each, until the server refuses a connection: a server that closed its port may see it
+ * taken by another test's server, which would then get this load's requests.
+ */
+export function startLoad({ url, bearer, next, workers = 8, timeoutMs, limitMs = 60_000 }: LoadOptions): Load {
   const outcomes: Outcome[] = [];
   let running = true;
+  const deadline = performance.now() + limitMs;
   const work = async (worker: number) => {
-    for (let index = worker; running; index += workers) {
+    for (let index = worker; running && performance.now() < deadline; index += workers) {
       const [path, init] = next(index);
       const request = `${init.method ?? 'GET'} ${path}`;
       const started = performance.now();
@@ -48,7 +50,7 @@ export function startLoad({ url, bearer, next, workers = 8, timeoutMs, untilRefu
         outcomes.push({ request, status: response.status, errorCode: body.error_code, ms: performance.now() - started });
       } catch (error) {
         outcomes.push({ request, status: 'no answer', ms: performance.now() - started });
-        if (untilRefused && (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') {
+        if ((error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') {
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 20));

@@ -64,6 +64,11 @@ export class TcpProxy {
     }
   }
 
+  /** How many connections, either side, are open through the relay now. */
+  get openSockets(): number {
+    return this.sockets.size;
+  }
+
   /** Drops the open connections, as a network fault would, and goes on relaying new ones. Returns how many it dropped. */
   reset(): number {
     const dropped = this.sockets.size;
