@@ -48,6 +48,11 @@ export interface JwtConfig {
   jwksTimeoutMs: number;
   /** An unknown kid refetches the JWKS at most once per this many seconds. */
   jwksRefreshSeconds: number;
+  /** Bounds on the JWKS answer's Cache-Control max-age, after which the set is fetched again. */
+  jwksMinAgeSeconds: number;
+  jwksMaxAgeSeconds: number;
+  /** How long past its age the last good set is used while the JWKS cannot be fetched. */
+  jwksStaleSeconds: number;
   issuer?: string;
   audience?: string;
   clockToleranceSeconds: number;
@@ -210,6 +215,21 @@ class EnvironmentVariables {
 
   @IsOptional()
   @ToInteger()
+  @IsIntInRange(1, 86_400)
+  JWT_JWKS_MIN_AGE_SECONDS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1, 86_400)
+  JWT_JWKS_MAX_AGE_SECONDS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(0, 86_400)
+  JWT_JWKS_STALE_SECONDS?: number;
+
+  @IsOptional()
+  @ToInteger()
   @IsIntInRange(0, 300)
   JWT_CLOCK_TOLERANCE_SECONDS?: number;
 
@@ -365,12 +385,20 @@ function jwtConfig(vars: EnvironmentVariables): JwtConfig {
   if (new Set(kids).size !== kids.length) {
     throw new ConfigurationError('Invalid configuration: JWT_SECRET and JWT_PUBLIC_KEY name each kid once, and hold one key without a kid at most');
   }
+  const jwksMinAgeSeconds = vars.JWT_JWKS_MIN_AGE_SECONDS ?? 60;
+  const jwksMaxAgeSeconds = vars.JWT_JWKS_MAX_AGE_SECONDS ?? 600;
+  if (jwksMinAgeSeconds > jwksMaxAgeSeconds) {
+    throw new ConfigurationError('Invalid configuration: JWT_JWKS_MIN_AGE_SECONDS must not exceed JWT_JWKS_MAX_AGE_SECONDS');
+  }
   return {
     secrets,
     publicKeys,
     jwksUrl: vars.JWT_JWKS_URL,
     jwksTimeoutMs: vars.JWT_JWKS_TIMEOUT_MS ?? 2_000,
     jwksRefreshSeconds: vars.JWT_JWKS_REFRESH_SECONDS ?? 30,
+    jwksMinAgeSeconds,
+    jwksMaxAgeSeconds,
+    jwksStaleSeconds: vars.JWT_JWKS_STALE_SECONDS ?? 300,
     issuer: vars.JWT_ISSUER,
     audience: vars.JWT_AUDIENCE,
     clockToleranceSeconds: vars.JWT_CLOCK_TOLERANCE_SECONDS ?? 30,
