@@ -116,6 +116,21 @@ describeEachDatabase('rate limits', (engine) => {
     );
   });
 
+  it('counts the denials of many addresses of one IPv6 /64 as one client (target: the trail grows by at most the denial limit + 1 a window)', async () => {
+    const hextet = () => randomInt(0x10000).toString(16);
+    const network = `2001:db8:${hextet()}:${hextet()}`;
+    const before = await eventCount();
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      statuses.push((await listFleet(t, '', FORGED).set('X-Forwarded-For', `${network}:${hextet()}:${hextet()}:${hextet()}:${i + 1}`)).status);
+    }
+
+    const grown = (await eventCount()) - before;
+    console.log(`# target: 100 failed authentications from 100 addresses of one /64 added ${grown} audit events (bound: 30 denials + 1 flood event)`);
+    assert.equal(grown, 31);
+    assert.deepEqual([statuses.filter((status) => status === 401).length, statuses.filter((status) => status === 429).length], [30, 70]);
+  });
+
   it('adds 31 events a client and minute (30 denials + 1 flood event) for 3,000 failed authentications from 10 clients', async () => {
     const clients = Array.from({ length: 10 }, newClient);
     const answers: Answer[][] = clients.map(() => []);
@@ -155,6 +170,21 @@ describe('rate limits on every request', () => {
     assert.ok(Number(limited.headers['retry-after']) >= 1);
     expectErrorBody(await listFleet(t, '', FORGED).set('X-Forwarded-For', client), 429, 'RATE_LIMITED');
     assert.equal((await listFleet(t, 'limit=1', officer).set('X-Forwarded-For', newClient())).status, 200);
+  });
+
+  it('counts one budget per client across all routes (target: at most the limit + 10% of answers other than 429 a window)', async () => {
+    const client = newClient();
+    const commander = t.bearer('commander-10', 10);
+    const routes = ['/v1/fleet/star-destroyers?limit=1', '/v1/assets?limit=1', '/v1/assets/TIE-0001', '/v1/audit/events?limit=1'];
+    const statuses: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      statuses.push((await t.http().get(routes[i % routes.length]).set('Authorization', commander).set('X-Forwarded-For', client)).status);
+    }
+
+    const answered = statuses.filter((status) => status !== 429).length;
+    console.log(`# target: one client over ${routes.length} routes got ${answered} answers other than 429 out of 200 (limit 50 a minute, bound 55)`);
+    assert.equal(answered, 50);
+    assert.ok(statuses.slice(0, 50).every((status) => status === 200), statuses.slice(0, 50).join(' '));
   });
 
   it('never limits the health routes a load balancer polls', async () => {

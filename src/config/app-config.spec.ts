@@ -50,7 +50,7 @@ describe('loadAppConfig', () => {
       },
       seedDemo: true,
       trustProxyHops: 0,
-      rateLimit: { enabled: true, requestsPerMinute: 1_200, denialsPerMinute: 30, redisUrl: undefined },
+      rateLimit: { enabled: true, requestsPerMinute: 1_200, denialsPerMinute: 30, ipv6Prefix: 64, redisUrl: undefined },
       audit: { batchLimit: 500, sequencerIntervalMs: 5, takeoverIntervalMs: 500, sequencingTimeoutMs: 10_000, readinessLagMs: 2_000 },
       swaggerEnabled: true,
       corsOrigins: [],
@@ -129,9 +129,9 @@ describe('loadAppConfig', () => {
 
   describe('rate limits', () => {
     it('limits by default, with counts a minute and Redis when REDIS_URL names one', () => {
-      const sut = load({ RATE_LIMIT_REQUESTS_PER_MINUTE: '50', RATE_LIMIT_DENIALS_PER_MINUTE: '5', REDIS_URL: 'redis://127.0.0.1:6379' });
+      const sut = load({ RATE_LIMIT_REQUESTS_PER_MINUTE: '50', RATE_LIMIT_DENIALS_PER_MINUTE: '5', RATE_LIMIT_IPV6_PREFIX: '56', REDIS_URL: 'redis://127.0.0.1:6379' });
 
-      assert.deepEqual(sut.rateLimit, { enabled: true, requestsPerMinute: 50, denialsPerMinute: 5, redisUrl: 'redis://127.0.0.1:6379' });
+      assert.deepEqual(sut.rateLimit, { enabled: true, requestsPerMinute: 50, denialsPerMinute: 5, ipv6Prefix: 56, redisUrl: 'redis://127.0.0.1:6379' });
       assert.equal(load({ RATE_LIMIT_ENABLED: 'false' }).rateLimit.enabled, false);
     });
 
@@ -141,6 +141,9 @@ describe('loadAppConfig', () => {
         refuses({ RATE_LIMIT_DENIALS_PER_MINUTE: value }, 'RATE_LIMIT_DENIALS_PER_MINUTE');
       }
       refuses({ RATE_LIMIT_ENABLED: 'no' }, 'RATE_LIMIT_ENABLED');
+      for (const value of ['15', '129', '64.5']) {
+        refuses({ RATE_LIMIT_IPV6_PREFIX: value }, 'RATE_LIMIT_IPV6_PREFIX');
+      }
       refuses({ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL');
     });
   });

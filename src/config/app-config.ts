@@ -96,6 +96,8 @@ export interface RateLimitConfig {
   requestsPerMinute: number;
   /** Refused requests (failed authentication, denied decommissions, ...) one client may make a minute. */
   denialsPerMinute: number;
+  /** IPv6 clients are counted by network of this prefix length: one customer holds a whole /64. */
+  ipv6Prefix: number;
   /** Counters live here when set, shared by every instance; otherwise in each instance's memory. */
   redisUrl?: string;
 }
@@ -263,6 +265,11 @@ class EnvironmentVariables {
   @ToInteger()
   @IsIntInRange(1, 1_000_000)
   RATE_LIMIT_REQUESTS_PER_MINUTE?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(16, 128)
+  RATE_LIMIT_IPV6_PREFIX?: number;
 
   @IsOptional()
   @ToInteger()
@@ -468,6 +475,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
       enabled: vars.RATE_LIMIT_ENABLED !== 'false',
       requestsPerMinute: vars.RATE_LIMIT_REQUESTS_PER_MINUTE ?? 1_200,
       denialsPerMinute: vars.RATE_LIMIT_DENIALS_PER_MINUTE ?? 30,
+      ipv6Prefix: vars.RATE_LIMIT_IPV6_PREFIX ?? 64,
       redisUrl: vars.REDIS_URL,
     },
     audit: auditConfig(vars),
