@@ -56,8 +56,9 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.use(app.get(RequestObserver).middleware);
   Object.assign(app.getHttpServer(), SERVER_TIMEOUTS);
   app.disable('x-powered-by');
-  // The client address the audit trail records: behind N proxies it is the one the Nth proxy saw.
-  app.set('trust proxy', config.trustProxyHops);
+  // The client address the audit trail records: behind N proxies (or those listed) it is the one the
+  // last trusted proxy saw.
+  app.set('trust proxy', config.trustProxy);
   if (config.corsOrigins.length > 0) {
     app.enableCors({ origin: config.corsOrigins, exposedHeaders: CORS_EXPOSED_HEADERS, maxAge: 600 });
   }

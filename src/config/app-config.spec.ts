@@ -49,7 +49,7 @@ describe('loadAppConfig', () => {
         maxLifetimeSeconds: 86_400,
       },
       seedDemo: true,
-      trustProxyHops: 0,
+      trustProxy: 0,
       rateLimit: { enabled: true, requestsPerMinute: 1_200, denialsPerMinute: 30, ipv6Prefix: 64, redisUrl: undefined },
       audit: { batchLimit: 500, sequencerIntervalMs: 5, takeoverIntervalMs: 500, sequencingTimeoutMs: 10_000, readinessLagMs: 2_000 },
       swaggerEnabled: true,
@@ -118,10 +118,11 @@ describe('loadAppConfig', () => {
   });
 
   describe('TRUST_PROXY', () => {
-    it('trusts no proxy by default and up to 10 hops when told', () => {
-      assert.equal(load({}).trustProxyHops, 0);
-      assert.equal(load({ TRUST_PROXY: '2' }).trustProxyHops, 2);
-      for (const value of ['11', '-1', 'yes']) {
+    it('trusts no proxy by default, up to 10 hops, or the addresses and CIDR ranges listed', () => {
+      assert.equal(load({}).trustProxy, 0);
+      assert.equal(load({ TRUST_PROXY: '2' }).trustProxy, 2);
+      assert.deepEqual(load({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8' }).trustProxy, ['10.0.0.0/8', '127.0.0.1', 'fd00::/8']);
+      for (const value of ['11', '-1', 'yes', '10.0.0.0/33', 'fd00::/129', '10.0.0.1/8/8', '10.0.0.1,', 'proxy.example']) {
         refuses({ TRUST_PROXY: value }, 'TRUST_PROXY');
       }
     });

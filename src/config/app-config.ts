@@ -1,6 +1,7 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
-import { IsIn, IsIP, IsNotEmpty, IsOptional, IsUrl, Matches, validateSync } from 'class-validator';
+import { IsIn, IsIP, IsNotEmpty, IsOptional, IsUrl, Matches, ValidateBy, validateSync } from 'class-validator';
 import { publicTokenKey, readPem, type TokenKey } from './token-keys';
 import { describeValidationErrors, IsIntInRange, ToInteger } from '../common';
 
@@ -78,8 +79,11 @@ export interface AppConfig {
   migrateOnStart: boolean;
   jwt: JwtConfig;
   seedDemo: boolean;
-  /** Proxies (load balancers) in front of the service whose X-Forwarded-For is believed; 0: none. */
-  trustProxyHops: number;
+  /**
+   * Proxies (load balancers) in front of the service whose X-Forwarded-For is believed: how many hops,
+   * or the addresses and CIDR ranges they connect from; 0: none.
+   */
+  trustProxy: number | string[];
   rateLimit: RateLimitConfig;
   audit: AuditConfig;
   swaggerEnabled: boolean;
@@ -117,6 +121,19 @@ export interface AuditConfig {
 }
 
 export class ConfigurationError extends Error {}
+
+const HOPS = /^(10|[0-9])$/;
+
+function isAddressOrRange(entry: string): boolean {
+  const [address, bits, ...rest] = entry.trim().split('/');
+  const version = isIP(address);
+  const maxBits = version === 4 ? 32 : 128;
+  return version !== 0 && rest.length === 0 && (bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= maxBits));
+}
+
+function trustedProxies(value = '0'): number | string[] {
+  return HOPS.test(value) ? Number(value) : value.split(',').map((entry) => entry.trim());
+}
 
 class EnvironmentVariables {
   @IsOptional()
@@ -253,9 +270,14 @@ class EnvironmentVariables {
   SEED_DEMO?: string;
 
   @IsOptional()
-  @ToInteger()
-  @IsIntInRange(0, 10)
-  TRUST_PROXY?: number;
+  @ValidateBy({
+    name: 'isTrustedProxies',
+    validator: {
+      validate: (value) => typeof value === 'string' && (HOPS.test(value) || value.split(',').every(isAddressOrRange)),
+      defaultMessage: () => 'TRUST_PROXY must be a number of proxies from 0 to 10, or a comma-separated list of IP addresses and CIDR ranges such as 10.0.0.0/8,fd00::/8',
+    },
+  })
+  TRUST_PROXY?: string;
 
   @IsOptional()
   @IsIn(['true', 'false'])
@@ -470,7 +492,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     jwt: jwtConfig(vars),
     // Demo records in a production database would pass for real ones: there it takes an explicit yes.
     seedDemo: production ? vars.SEED_DEMO === 'true' : vars.SEED_DEMO !== 'false',
-    trustProxyHops: vars.TRUST_PROXY ?? 0,
+    trustProxy: trustedProxies(vars.TRUST_PROXY),
     rateLimit: {
       enabled: vars.RATE_LIMIT_ENABLED !== 'false',
       requestsPerMinute: vars.RATE_LIMIT_REQUESTS_PER_MINUTE ?? 1_200,
