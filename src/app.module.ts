@@ -7,10 +7,10 @@ import { type AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database';
 import { FleetModule } from './fleet';
 import { HealthModule } from './health';
-import { ApiExceptionFilter, BodyErrorGuard, createValidationPipe, ForwardedForGuard, MethodNotAllowedModule } from './http';
+import { ApiExceptionFilter, BodyErrorGuard, createValidationPipe, MethodNotAllowedModule } from './http';
 import { ImportModule } from './import';
 import { ObservabilityModule } from './observability';
-import { RateLimitModule, RequestLimitGuard } from './rate-limit';
+import { ForwardedForGuard, RateLimitModule, RequestLimitGuard } from './rate-limit';
 
 /**
  * Every request passes these guards in this order (Nest runs global guards in the order they are
@@ -38,7 +38,6 @@ export class AppModule {
         MethodNotAllowedModule.covering(ROUTE_MODULES),
       ],
       providers: [
-        ForwardedForGuard,
         BodyErrorGuard,
         ...GLOBAL_GUARDS.map((guard) => ({ provide: APP_GUARD, useExisting: guard })),
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

@@ -3,7 +3,6 @@ export { assignRequestId, fixedHeaders, headersSetBy, serveApiAlias, REQUEST_ID_
 export { repairPathEncoding } from './path-encoding';
 export { MethodNotAllowedModule } from './method-not-allowed';
 export { BodyErrorGuard, readJsonBodies } from './body-errors';
-export { ForwardedForGuard } from './forwarded-for.guard';
 export { inOneLayer } from './one-layer';
 export { ExpressObjectsAdapter } from './express-objects';
 export { routeMetadata } from './route-metadata';

@@ -1,3 +1,4 @@
 export { DenialLimiter, type DenialVerdict } from './denial-limiter';
+export { ForwardedForGuard } from './forwarded-for.guard';
 export { RateLimitModule } from './rate-limit.module';
 export { RequestLimitGuard } from './request-limit.guard';

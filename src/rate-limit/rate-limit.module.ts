@@ -3,6 +3,7 @@ import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { RATE_LIMITED_MESSAGE } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { DenialLimiter, MINUTE_MS } from './denial-limiter';
+import { ForwardedForGuard } from './forwarded-for.guard';
 import { RedisCounterStorage } from './redis-counter-storage';
 import { RequestLimitGuard } from './request-limit.guard';
 
@@ -27,7 +28,7 @@ import { RequestLimitGuard } from './request-limit.guard';
       }),
     }),
   ],
-  providers: [ThrottlerGuard, RequestLimitGuard, DenialLimiter],
-  exports: [RequestLimitGuard, DenialLimiter],
+  providers: [ThrottlerGuard, ForwardedForGuard, RequestLimitGuard, DenialLimiter],
+  exports: [ForwardedForGuard, RequestLimitGuard, DenialLimiter],
 })
 export class RateLimitModule {}
