@@ -9,7 +9,9 @@ import Redis from 'ioredis';
 import { countRows } from '../src/database';
 import { describeEachDatabase } from './support/databases';
 import { decommission, expectErrorBody, listFleet } from './support/http';
-import { startServers, type RunningServer } from './support/processes';
+import { startServer, startServers, type RunningServer } from './support/processes';
+import { TcpProxy } from './support/tcp-proxy';
+import { waitFor } from './support/wait';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -254,6 +256,45 @@ describe('rate limits shared through Redis by two instances', () => {
       assert.deepEqual(await alternate(servers), [401, 401, 401, 401, 401, 429]);
     } finally {
       await Promise.all(servers.map((server) => server.stop()));
+    }
+  });
+
+  it('is not ready while Redis is unreachable, fails closed, logs one JSON line each way, and is ready again within seconds of its return', async () => {
+    const redis = new URL(REDIS_URL);
+    const relay = await TcpProxy.start({ host: redis.hostname, port: Number(redis.port || 6379) });
+    const server = await startServer({ cwd, env: env({ REDIS_URL: `redis://127.0.0.1:${relay.port}` }) });
+    const ready = () => fetch(`${server.url}/health/ready`);
+    try {
+      // ioredis is ready once its first INFO has been answered, which may come after the first /health/live.
+      await waitFor(async () => ((await ready()).status === 200 ? true : undefined));
+
+      await relay.cut();
+      const notReady = await waitFor(async () => {
+        const res = await ready();
+        return res.status === 503 ? ((await res.json()) as object) : undefined;
+      });
+      assert.deepEqual(notReady, { status: 'error', message: 'The rate-limit store (Redis) is unreachable', error_code: 'SERVICE_UNAVAILABLE' });
+      const limited = await fetch(`${server.url}/v1/fleet/star-destroyers`, { headers: { 'X-Forwarded-For': newClient() } });
+      assert.equal(limited.status, 503, 'the limits fail closed');
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // ioredis retries meanwhile
+
+      await relay.restore();
+      const restored = Date.now();
+      await waitFor(async () => ((await ready()).status === 200 ? true : undefined));
+      const backAfterMs = Date.now() - restored;
+      console.log(`# Redis back: ready again ${backAfterMs} ms after its return`);
+      assert.ok(backAfterMs < 5_000, `${backAfterMs} ms`);
+
+      const lines = server.output().split('\n').filter((line) => line !== '');
+      for (const line of lines) {
+        assert.doesNotThrow(() => JSON.parse(line), `not a JSON line: ${line}`);
+      }
+      const store = lines.map((line) => JSON.parse(line) as { context?: string; level: string; msg: string }).filter((line) => line.context === 'RateLimitStore');
+      assert.deepEqual(store.map(({ level }) => level), ['error', 'info'], JSON.stringify(store));
+      assert.match(store[0].msg, /unreachable/);
+    } finally {
+      await server.stop();
+      await relay.cut();
     }
   });
 

@@ -4,6 +4,7 @@ import { RATE_LIMITED_MESSAGE } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { DenialLimiter, MINUTE_MS } from './denial-limiter';
 import { ForwardedForGuard } from './forwarded-for.guard';
+import { LimitStoreHealth } from './limit-store-health';
 import { RedisCounterStorage } from './redis-counter-storage';
 import { RequestLimitGuard } from './request-limit.guard';
 
@@ -28,7 +29,7 @@ import { RequestLimitGuard } from './request-limit.guard';
       }),
     }),
   ],
-  providers: [ThrottlerGuard, ForwardedForGuard, RequestLimitGuard, DenialLimiter],
-  exports: [ForwardedForGuard, RequestLimitGuard, DenialLimiter],
+  providers: [ThrottlerGuard, ForwardedForGuard, RequestLimitGuard, DenialLimiter, LimitStoreHealth],
+  exports: [ForwardedForGuard, RequestLimitGuard, DenialLimiter, LimitStoreHealth],
 })
 export class RateLimitModule {}
