@@ -12,6 +12,7 @@ const UP = { status: 'success' } as const;
 const DATABASE_UNREACHABLE = 'The database is unreachable';
 const SHUTTING_DOWN = 'The instance is shutting down';
 const AUDIT_LAGGING = "The audit trail's sequencing lags";
+const STORAGE_FAILING = 'The database cannot store data (disk full, read-only or failing)';
 const LIMIT_STORE_UNREACHABLE = 'The rate-limit store (Redis) is unreachable';
 
 @ApiTags('health')
@@ -40,7 +41,7 @@ export class HealthController {
     503,
     'SERVICE_UNAVAILABLE',
     DATABASE_UNREACHABLE,
-    "SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down",
+    "SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down",
   )
   async ready(): Promise<typeof UP> {
     if (this.shutdown.isShuttingDown) {
@@ -48,6 +49,9 @@ export class HealthController {
     }
     if (!(await this.database.isReachable())) {
       throw new ServiceUnavailableError(DATABASE_UNREACHABLE);
+    }
+    if (!this.database.isStoring()) {
+      throw new ServiceUnavailableError(STORAGE_FAILING);
     }
     if (!this.limitStore.isReachable()) {
       throw new ServiceUnavailableError(LIMIT_STORE_UNREACHABLE);
