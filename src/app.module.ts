@@ -10,14 +10,14 @@ import { HealthModule } from './health';
 import { ApiExceptionFilter, BodyErrorGuard, createValidationPipe, MethodNotAllowedModule } from './http';
 import { ImportModule } from './import';
 import { ObservabilityModule } from './observability';
-import { RateLimitModule, RequestLimitGuard } from './rate-limit';
+import { ForwardedForGuard, RateLimitModule, RequestLimitGuard } from './rate-limit';
 
 /**
  * Every request passes these guards in this order (Nest runs global guards in the order they are
- * registered, and they are registered here, nowhere else): a flood is refused before any token is
- * checked; a bad token before a missing clearance; both before a bad body is reported.
+ * registered, and they are registered here, nowhere else): a forged client address is refused before
+ * anything counts it; a flood is refused before any token is checked; a bad token before a missing clearance; both before a bad body is reported.
  */
-export const GLOBAL_GUARDS = [RequestLimitGuard, AuthenticationGuard, ClearanceGuard, BodyErrorGuard] as const;
+export const GLOBAL_GUARDS = [ForwardedForGuard, RequestLimitGuard, AuthenticationGuard, ClearanceGuard, BodyErrorGuard] as const;
 
 /** The modules that serve routes. */
 const ROUTE_MODULES = [AuditModule, FleetModule, AssetsModule, HealthModule, ObservabilityModule];

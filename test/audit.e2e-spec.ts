@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { isIP } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type AuditEventRow, countRows } from '../src/database';
 import { describeEachDatabase } from './support/databases';
@@ -367,6 +368,33 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
       const behindProxy = await startTestApp({ engine, env: { TRUST_PROXY: '1' } });
       try {
         assert.equal(await forwarded(behindProxy), '203.0.113.7');
+      } finally {
+        await behindProxy.close();
+      }
+    });
+
+    it('records the address forwarded through proxies listed by address or CIDR range', async () => {
+      const behindProxy = await startTestApp({ engine, env: { TRUST_PROXY: '127.0.0.0/8,::1' } });
+      try {
+        assert.equal(await forwarded(behindProxy), '203.0.113.7');
+      } finally {
+        await behindProxy.close();
+      }
+    });
+
+    it('refuses with 400 a forwarded chain holding anything but IP addresses, and records no event of it', async () => {
+      const behindProxy = await startTestApp({ engine, env: { TRUST_PROXY: '1' } });
+      try {
+        const before = await countRows(behindProxy.db, 'audit_events');
+        for (const chain of ['<script>alert(1)</script>', '203.0.113.7, <script>', 'unknown, 203.0.113.7', '203.0.113.7:8080', '', ' , ']) {
+          const res = await listFleet(behindProxy, '').set('X-Forwarded-For', chain);
+          expectErrorBody(res, 400, 'VALIDATION_ERROR');
+          assert.match(res.body.message, /X-Forwarded-For/);
+        }
+        assert.equal(await countRows(behindProxy.db, 'audit_events'), before);
+        assert.equal(await forwarded(behindProxy), '203.0.113.7');
+        const ips = await behindProxy.db.selectFrom('audit_events').select('ip').execute();
+        assert.ok(ips.every(({ ip }) => ip === null || isIP(ip) !== 0), JSON.stringify(ips));
       } finally {
         await behindProxy.close();
       }

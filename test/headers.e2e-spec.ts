@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { SERVER_TIMEOUTS } from '../src/bootstrap';
+import { SERVER_TIMEOUTS, serverTimeouts } from '../src/bootstrap';
 import { listAssets, listFleet } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -51,11 +51,13 @@ describe('response headers and slow clients', () => {
     }
   });
 
-  it('sets header, request and keep-alive timeouts on the server', () => {
+  it('sets header, request and keep-alive timeouts on the server, the first two no longer than the shutdown grace', () => {
     const server: Server = t.app.getHttpServer();
     assert.equal(server.headersTimeout, SERVER_TIMEOUTS.headersTimeout);
-    assert.equal(server.requestTimeout, SERVER_TIMEOUTS.requestTimeout);
+    assert.equal(server.requestTimeout, t.config.shutdownGraceMs, 'the default grace, 10 s, is below the 30 s request timeout');
     assert.equal(server.keepAliveTimeout, SERVER_TIMEOUTS.keepAliveTimeout);
+    assert.deepEqual(serverTimeouts(60_000), SERVER_TIMEOUTS);
+    assert.deepEqual([serverTimeouts(2_000).headersTimeout, serverTimeouts(2_000).requestTimeout], [2_000, 2_000]);
   });
 
   it('closes the socket of a client that drips its headers (408) and of an idle keep-alive client', async () => {

@@ -77,6 +77,19 @@ describeEachDatabase('hostile input', (engine) => {
       assert.equal(await assetStatus('TIE-0001'), 'active');
     });
 
+    it('refuses JSON in any charset but UTF-8 with 415, acting on nothing, and reads utf-8 however it is spelled', async () => {
+      const json = JSON.stringify(DECOMMISSION_BODY);
+      for (const [charset, encoding] of [['utf-16le', 'utf16le'], ['UTF-16', 'utf16le'], ['utf-32', 'utf8'], ['iso-8859-1', 'latin1']] as const) {
+        const res = await t.http().delete('/v1/assets/TIE-0001').set('Authorization', admiral).set('Content-Type', `application/json; charset=${charset}`).send(Buffer.from(json, encoding));
+        expectErrorBody(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+        assert.match(res.body.message, /UTF-8/);
+      }
+      assert.equal(await assetStatus('TIE-0001'), 'active');
+      // Read and acted on: an unknown asset, so that the fixture stays as the other tests expect it.
+      const utf8 = await t.http().delete('/v1/assets/XYZ-0404').set('Authorization', admiral).set('Content-Type', 'application/json; charset="UTF-8"').send(json);
+      expectErrorBody(utf8, 404, 'ASSET_ACCESS_DENIED');
+    });
+
     it('reports a body failure only after the token and the clearance', async () => {
       const textBody = (authorization?: string) => {
         const req = t.http().delete('/v1/assets/TIE-0001').set('Content-Type', 'text/plain');

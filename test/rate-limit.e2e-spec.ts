@@ -9,7 +9,9 @@ import Redis from 'ioredis';
 import { countRows } from '../src/database';
 import { describeEachDatabase } from './support/databases';
 import { decommission, expectErrorBody, listFleet } from './support/http';
-import { startServers, type RunningServer } from './support/processes';
+import { startServer, startServers, type RunningServer } from './support/processes';
+import { TcpProxy } from './support/tcp-proxy';
+import { waitFor } from './support/wait';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -116,6 +118,21 @@ describeEachDatabase('rate limits', (engine) => {
     );
   });
 
+  it('counts the denials of many addresses of one IPv6 /64 as one client (target: the trail grows by at most the denial limit + 1 a window)', async () => {
+    const hextet = () => randomInt(0x10000).toString(16);
+    const network = `2001:db8:${hextet()}:${hextet()}`;
+    const before = await eventCount();
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      statuses.push((await listFleet(t, '', FORGED).set('X-Forwarded-For', `${network}:${hextet()}:${hextet()}:${hextet()}:${i + 1}`)).status);
+    }
+
+    const grown = (await eventCount()) - before;
+    console.log(`# target: 100 failed authentications from 100 addresses of one /64 added ${grown} audit events (bound: 30 denials + 1 flood event)`);
+    assert.equal(grown, 31);
+    assert.deepEqual([statuses.filter((status) => status === 401).length, statuses.filter((status) => status === 429).length], [30, 70]);
+  });
+
   it('adds 31 events a client and minute (30 denials + 1 flood event) for 3,000 failed authentications from 10 clients', async () => {
     const clients = Array.from({ length: 10 }, newClient);
     const answers: Answer[][] = clients.map(() => []);
@@ -155,6 +172,21 @@ describe('rate limits on every request', () => {
     assert.ok(Number(limited.headers['retry-after']) >= 1);
     expectErrorBody(await listFleet(t, '', FORGED).set('X-Forwarded-For', client), 429, 'RATE_LIMITED');
     assert.equal((await listFleet(t, 'limit=1', officer).set('X-Forwarded-For', newClient())).status, 200);
+  });
+
+  it('counts one budget per client across all routes (target: at most the limit + 10% of answers other than 429 a window)', async () => {
+    const client = newClient();
+    const commander = t.bearer('commander-10', 10);
+    const routes = ['/v1/fleet/star-destroyers?limit=1', '/v1/assets?limit=1', '/v1/assets/TIE-0001', '/v1/audit/events?limit=1'];
+    const statuses: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      statuses.push((await t.http().get(routes[i % routes.length]).set('Authorization', commander).set('X-Forwarded-For', client)).status);
+    }
+
+    const answered = statuses.filter((status) => status !== 429).length;
+    console.log(`# target: one client over ${routes.length} routes got ${answered} answers other than 429 out of 200 (limit 50 a minute, bound 55)`);
+    assert.equal(answered, 50);
+    assert.ok(statuses.slice(0, 50).every((status) => status === 200), statuses.slice(0, 50).join(' '));
   });
 
   it('never limits the health routes a load balancer polls', async () => {
@@ -224,6 +256,45 @@ describe('rate limits shared through Redis by two instances', () => {
       assert.deepEqual(await alternate(servers), [401, 401, 401, 401, 401, 429]);
     } finally {
       await Promise.all(servers.map((server) => server.stop()));
+    }
+  });
+
+  it('is not ready while Redis is unreachable, fails closed, logs one JSON line each way, and is ready again within seconds of its return', async () => {
+    const redis = new URL(REDIS_URL);
+    const relay = await TcpProxy.start({ host: redis.hostname, port: Number(redis.port || 6379) });
+    const server = await startServer({ cwd, env: env({ REDIS_URL: `redis://127.0.0.1:${relay.port}` }) });
+    const ready = () => fetch(`${server.url}/health/ready`);
+    try {
+      // ioredis is ready once its first INFO has been answered, which may come after the first /health/live.
+      await waitFor(async () => ((await ready()).status === 200 ? true : undefined));
+
+      await relay.cut();
+      const notReady = await waitFor(async () => {
+        const res = await ready();
+        return res.status === 503 ? ((await res.json()) as object) : undefined;
+      });
+      assert.deepEqual(notReady, { status: 'error', message: 'The rate-limit store (Redis) is unreachable', error_code: 'SERVICE_UNAVAILABLE' });
+      const limited = await fetch(`${server.url}/v1/fleet/star-destroyers`, { headers: { 'X-Forwarded-For': newClient() } });
+      assert.equal(limited.status, 503, 'the limits fail closed');
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // ioredis retries meanwhile
+
+      await relay.restore();
+      const restored = Date.now();
+      await waitFor(async () => ((await ready()).status === 200 ? true : undefined));
+      const backAfterMs = Date.now() - restored;
+      console.log(`# Redis back: ready again ${backAfterMs} ms after its return`);
+      assert.ok(backAfterMs < 5_000, `${backAfterMs} ms`);
+
+      const lines = server.output().split('\n').filter((line) => line !== '');
+      for (const line of lines) {
+        assert.doesNotThrow(() => JSON.parse(line), `not a JSON line: ${line}`);
+      }
+      const store = lines.map((line) => JSON.parse(line) as { context?: string; level: string; msg: string }).filter((line) => line.context === 'RateLimitStore');
+      assert.deepEqual(store.map(({ level }) => level), ['error', 'info'], JSON.stringify(store));
+      assert.match(store[0].msg, /unreachable/);
+    } finally {
+      await server.stop();
+      await relay.cut();
     }
   });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
@@ -56,5 +57,44 @@ describeEachDatabase('SIGTERM while keep-alive clients keep sending', (engine) =
       [],
       'requests answered during the shutdown were served normally',
     );
+  });
+});
+
+describeEachDatabase('SIGTERM while a request body stalls', (engine) => {
+  let cwd: string;
+  let database: TestDatabase;
+  let server: RunningServer;
+
+  before(async () => {
+    cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-shutdown-'));
+    database = await createTestDatabase(engine, cwd);
+    server = await startServer({ cwd, env: { DATABASE_URL: database.url, JWT_SECRET: 'shutdown-test-secret-of-at-least-32-chars', SHUTDOWN_GRACE_MS: String(GRACE_MS) } });
+  });
+  after(async () => {
+    server.child.kill('SIGKILL');
+    await database.drop();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('closes the connection still sending its body and exits 0 within the grace (target)', async () => {
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.resume();
+    const closed = once(socket, 'close');
+    await once(socket, 'connect');
+    // Headers and the first bytes of a body that never ends: the server holds a request it cannot answer yet.
+    socket.write('DELETE /v1/assets/TIE-0001 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"reason":');
+    await sleep(300); // for the server to read the headers: nothing it answers says so
+
+    const exit = once(server.child, 'exit') as Promise<[number | null, string | null]>;
+    const signalled = Date.now();
+    server.child.kill('SIGTERM');
+    const exited = await Promise.race([exit, sleep(GRACE_MS + 2_000).then(() => undefined)]);
+    const tookMs = Date.now() - signalled;
+    console.log(`# target: SIGTERM with a stalled request body: exit ${exited?.[0]} after ${tookMs} ms (grace ${GRACE_MS} ms)`);
+    assert.deepEqual(exited, [0, null], `exit code and signal, or undefined if still running:\n${server.output()}`);
+    assert.ok(tookMs < GRACE_MS, `${tookMs} ms`);
+    await closed;
   });
 });

@@ -21,7 +21,7 @@ describe('the app as wired', () => {
   it('lists its global guards in one place, in the order each request meets them', () => {
     assert.deepEqual(
       GLOBAL_GUARDS.map((guard) => guard.name),
-      ['RequestLimitGuard', 'AuthenticationGuard', 'ClearanceGuard', 'BodyErrorGuard'],
+      ['ForwardedForGuard', 'RequestLimitGuard', 'AuthenticationGuard', 'ClearanceGuard', 'BodyErrorGuard'],
     );
   });
 

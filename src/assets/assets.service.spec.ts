@@ -7,7 +7,7 @@ import { Kysely, sql } from 'kysely';
 import { AuditRepository, AuditSequencer, AuditService } from '../audit';
 import { loadAppConfig } from '../config';
 import { type RequestOrigin, ResourceNotFoundError, ServiceUnavailableError } from '../common';
-import { createDatabase, type DB, migrateToLatest, type NewAsset, TransactionRunner } from '../database';
+import { createDatabase, DatabaseHealth, type DB, migrateToLatest, type NewAsset, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import type { DenialLimiter } from '../rate-limit';
 import { AssetAccessDeniedError } from './assets.errors';
@@ -51,7 +51,7 @@ function createService(db: Kysely<DB>): AssetsService {
   const metrics = new Metrics(db);
   const [audit, transactions] = [new AuditRepository(db), new TransactionRunner(db)];
   const sequencer = new AuditSequencer(db, audit, transactions, metrics, loadAppConfig({}));
-  return new AssetsService(new AssetsRepository(db), new AuditService(audit, unlimited, transactions, metrics, sequencer), metrics);
+  return new AssetsService(new AssetsRepository(db), new AuditService(audit, unlimited, transactions, metrics, sequencer, new DatabaseHealth(db)), metrics);
 }
 
 const listQuery = (query: Record<string, unknown> = {}) => plainToInstance(ListAssetsQueryDto, query);

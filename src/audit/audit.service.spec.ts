@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Kysely, sql } from 'kysely';
-import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../database';
+import { createDatabase, DatabaseHealth, type DB, migrateToLatest, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import type { DenialLimiter } from '../rate-limit';
 import { AuditRepository } from './audit.repository';
@@ -44,7 +44,7 @@ for (const engine of testEngines()) {
       const [repository, metrics] = [new AuditRepository(db), new Metrics(db)];
       sequencer = new AuditSequencer(db, repository, transactions, metrics, loadAppConfig({ DATABASE_URL: database.url }));
       sequencer.onApplicationBootstrap();
-      sut = new AuditService(repository, unlimited, transactions, metrics, sequencer);
+      sut = new AuditService(repository, unlimited, transactions, metrics, sequencer, new DatabaseHealth(db));
     });
     after(async () => {
       await sequencer.onApplicationShutdown();

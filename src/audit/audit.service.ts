@@ -9,8 +9,9 @@ import {
   RateLimitedError,
   type RequestOrigin,
   ServiceUnavailableError,
+  StorageUnavailableError,
 } from '../common';
-import { TransactionRunner } from '../database';
+import { DatabaseHealth, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
@@ -51,6 +52,7 @@ export class AuditService implements DenialRecorder {
     private readonly transactions: TransactionRunner,
     private readonly metrics: Metrics,
     private readonly sequencer: AuditSequencer,
+    private readonly health: DatabaseHealth,
   ) {}
 
   /**
@@ -106,6 +108,9 @@ export class AuditService implements DenialRecorder {
         throw error;
       }
       this.logger.error(`audit event not written: ${error instanceof Error ? error.message : String(error)}`, { request_id: entry.origin.requestId });
+      if (this.health.failedToStore(error)) {
+        throw new StorageUnavailableError('The service cannot store data at the moment; nothing was changed');
+      }
       throw new ServiceUnavailableError('The service is temporarily unavailable');
     }
   }

@@ -1,12 +1,33 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { JwksKeySet, parseJwks } from './jwks-key-set';
+import { cacheLifetime, JwksKeySet, parseJwks } from './jwks-key-set';
 import { type JwksServer, startJwksServer, toJwk } from '../../test/support/tokens';
 
 const ed = generateKeyPairSync('ed25519').publicKey;
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey;
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
+/** The defaults: max-age bounded to 60 s .. 10 min, a stale set served 5 min more. */
+const AGES = { minAgeMs: 60_000, maxAgeMs: 600_000, staleMs: 300_000 };
+
+describe('cacheLifetime', () => {
+  const cases: [string | null, number][] = [
+    ['max-age=120', 120_000],
+    ['public, max-age=5', 60_000],
+    ['max-age=86400, must-revalidate', 600_000],
+    ['MAX-AGE="90"', 90_000],
+    ['no-store', 60_000],
+    ['no-cache, max-age=300', 60_000],
+    ['max-age=0', 60_000],
+    ['max-age=soon', 600_000],
+    [null, 600_000],
+  ];
+  for (const [header, ms] of cases) {
+    it(`keeps an answer with Cache-Control ${JSON.stringify(header)} for ${ms / 1000} s`, () => {
+      assert.equal(cacheLifetime(header, 60_000, 600_000), ms);
+    });
+  }
+});
 
 describe('parseJwks', () => {
   it('keeps RSA, P-256 and Ed25519 signing keys by kid, each with its one algorithm', () => {
@@ -51,7 +72,7 @@ describe('JwksKeySet against a real HTTP server', () => {
 
   it('fetches once, serves known kids from the cache, and shares one fetch between concurrent lookups', async () => {
     const server = await start('serve', () => [toJwk(ed, 'k1')]);
-    const sut = new JwksKeySet({ url: server.url, timeoutMs: 1_000, refreshMs: 60_000 });
+    const sut = new JwksKeySet({ url: server.url, timeoutMs: 1_000, refreshMs: 60_000, ...AGES });
 
     const found = await Promise.all(Array.from({ length: 20 }, () => sut.find('k1')));
     await sut.find('k1');
@@ -63,7 +84,7 @@ describe('JwksKeySet against a real HTTP server', () => {
   it('refetches on an unknown kid at most once per refresh interval', async () => {
     let published = [toJwk(ed, 'k1')];
     const server = await start('serve', () => published);
-    const sut = new JwksKeySet({ url: server.url, timeoutMs: 1_000, refreshMs: 300 });
+    const sut = new JwksKeySet({ url: server.url, timeoutMs: 1_000, refreshMs: 300, ...AGES });
     await sut.find('k1');
 
     published = [toJwk(ed, 'k1'), toJwk(ec, 'k2')];
@@ -81,7 +102,7 @@ describe('JwksKeySet against a real HTTP server', () => {
 
   it('answers within the timeout when the server hangs, and does not ask again within the interval', async () => {
     const server = await start('hang');
-    const sut = new JwksKeySet({ url: server.url, timeoutMs: 300, refreshMs: 60_000 });
+    const sut = new JwksKeySet({ url: server.url, timeoutMs: 300, refreshMs: 60_000, ...AGES });
 
     const started = Date.now();
     const found = await Promise.all(Array.from({ length: 5 }, () => sut.find('k1')));
@@ -97,7 +118,52 @@ describe('JwksKeySet against a real HTTP server', () => {
 
   it('finds nothing, and throws nothing, when the server answers garbage or is not there', async () => {
     const garbage = await start('garbage');
-    assert.equal(await new JwksKeySet({ url: garbage.url, timeoutMs: 1_000, refreshMs: 60_000 }).find('k1'), undefined);
-    assert.equal(await new JwksKeySet({ url: 'http://127.0.0.1:1/jwks', timeoutMs: 1_000, refreshMs: 60_000 }).find('k1'), undefined);
+    assert.equal(await new JwksKeySet({ url: garbage.url, timeoutMs: 1_000, refreshMs: 60_000, ...AGES }).find('k1'), undefined);
+    assert.equal(await new JwksKeySet({ url: 'http://127.0.0.1:1/jwks', timeoutMs: 1_000, refreshMs: 60_000, ...AGES }).find('k1'), undefined);
+  });
+
+  it('refuses a key removed from the JWKS once the max-age of the answer has passed (target: within max-age + 5 s)', async () => {
+    let published = [toJwk(ed, 'old'), toJwk(ec, 'new')];
+    const server = await start('serve', () => published, 'public, max-age=1');
+    const sut = new JwksKeySet({ url: server.url, timeoutMs: 1_000, refreshMs: 30_000, minAgeMs: 1_000, maxAgeMs: 600_000, staleMs: 300_000 });
+    assert.equal((await sut.find('old'))?.alg, 'EdDSA');
+
+    published = [toJwk(ec, 'new')];
+    const removed = Date.now();
+    let refusedAfterMs: number | undefined;
+    for (let i = 0; i < 80 && refusedAfterMs === undefined; i++) {
+      if ((await sut.find('old')) === undefined) {
+        refusedAfterMs = Date.now() - removed;
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+
+    console.log(`# target: a key removed from the JWKS (max-age 1 s) was refused ${refusedAfterMs ?? 'never'} ms after its removal (bound: 6000 ms)`);
+    assert.ok(refusedAfterMs !== undefined && refusedAfterMs <= 6_000, `refused after ${refusedAfterMs} ms`);
+    assert.equal((await sut.find('new'))?.alg, 'ES256');
+    assert.equal(sut.state(), 'fresh');
+  });
+
+  it('serves the last good set while the provider is down, says it is stale, and stops once that is too old', async () => {
+    let published: ReturnType<typeof toJwk>[] | undefined = [toJwk(ed, 'k1')];
+    const server = await start('serve', () => published, 'max-age=1');
+    const sut = new JwksKeySet({ url: server.url, timeoutMs: 1_000, refreshMs: 30_000, minAgeMs: 1_000, maxAgeMs: 1_000, staleMs: 1_000 });
+    await sut.find('k1');
+    published = undefined;
+
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    assert.equal((await sut.find('k1'))?.alg, 'EdDSA', 'the provider answers 503: the last good set serves');
+    assert.equal(sut.state(), 'stale');
+    assert.equal(server.requests(), 2);
+
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    assert.equal(await sut.find('k1'), undefined, 'past max-age + stale time, no key is trusted');
+    assert.equal(sut.state(), 'unavailable');
+
+    published = [toJwk(ed, 'k1')];
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    assert.equal((await sut.find('k1'))?.alg, 'EdDSA', 'the provider is back: its keys serve again');
+    assert.equal(sut.state(), 'fresh');
   });
 });

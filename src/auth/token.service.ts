@@ -65,7 +65,14 @@ export class TokenService {
   constructor(private readonly config: JwtConfig, keys: TokenKey[]) {
     this.localKeys = new Map(keys.map((key) => [key.kid, key]));
     if (config.jwksUrl) {
-      this.jwks = new JwksKeySet({ url: config.jwksUrl, timeoutMs: config.jwksTimeoutMs, refreshMs: config.jwksRefreshSeconds * 1000 });
+      this.jwks = new JwksKeySet({
+        url: config.jwksUrl,
+        timeoutMs: config.jwksTimeoutMs,
+        refreshMs: config.jwksRefreshSeconds * 1000,
+        minAgeMs: config.jwksMinAgeSeconds * 1000,
+        maxAgeMs: config.jwksMaxAgeSeconds * 1000,
+        staleMs: config.jwksStaleSeconds * 1000,
+      });
     }
   }
 

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import helmet from 'helmet';
@@ -19,6 +20,18 @@ export const SERVER_TIMEOUTS = {
   /** How often Node looks for requests past the two limits above (30 s by default); read when the server starts listening. */
   connectionsCheckingInterval: 1_000,
 } as const;
+
+/**
+ * The timeouts as the server applies them: none longer than the shutdown grace, so a drain never waits
+ * on a client that the timeouts would still let take longer.
+ */
+export function serverTimeouts(shutdownGraceMs: number): typeof SERVER_TIMEOUTS {
+  return {
+    ...SERVER_TIMEOUTS,
+    headersTimeout: Math.min(SERVER_TIMEOUTS.headersTimeout, shutdownGraceMs),
+    requestTimeout: Math.min(SERVER_TIMEOUTS.requestTimeout, shutdownGraceMs),
+  } as typeof SERVER_TIMEOUTS;
+}
 
 /**
  * What every response carries: helmet's security headers and no-store, since answers carry officers'
@@ -54,10 +67,17 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   const config = app.get<AppConfig>(APP_CONFIG);
   // First, so every request is timed from its start and logged whoever answers it.
   app.use(app.get(RequestObserver).middleware);
-  Object.assign(app.getHttpServer(), SERVER_TIMEOUTS);
+  const timeouts = serverTimeouts(config.shutdownGraceMs);
+  Object.assign(app.getHttpServer(), timeouts);
+  if (timeouts.requestTimeout < SERVER_TIMEOUTS.requestTimeout) {
+    new Logger('Bootstrap').log(
+      `request timeout ${timeouts.requestTimeout} ms and header timeout ${timeouts.headersTimeout} ms: no longer than SHUTDOWN_GRACE_MS=${config.shutdownGraceMs}`,
+    );
+  }
   app.disable('x-powered-by');
-  // The client address the audit trail records: behind N proxies it is the one the Nth proxy saw.
-  app.set('trust proxy', config.trustProxyHops);
+  // The client address the audit trail records: behind N proxies (or those listed) it is the one the
+  // last trusted proxy saw.
+  app.set('trust proxy', config.trustProxy);
   if (config.corsOrigins.length > 0) {
     app.enableCors({ origin: config.corsOrigins, exposedHeaders: CORS_EXPOSED_HEADERS, maxAge: 600 });
   }

@@ -1,4 +1,4 @@
-export { configureApp, createHttpAdapter, SERVER_TIMEOUTS } from './app-setup';
+export { configureApp, createHttpAdapter, SERVER_TIMEOUTS, serverTimeouts } from './app-setup';
 export { createOpenApiDocument } from './swagger';
 export { drainOnSignals, ShutdownState } from './graceful-shutdown';
 export { ShutdownModule } from './shutdown.module';

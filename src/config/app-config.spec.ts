@@ -40,14 +40,17 @@ describe('loadAppConfig', () => {
         jwksUrl: undefined,
         jwksTimeoutMs: 2_000,
         jwksRefreshSeconds: 30,
+        jwksMinAgeSeconds: 60,
+        jwksMaxAgeSeconds: 600,
+        jwksStaleSeconds: 300,
         issuer: undefined,
         audience: undefined,
         clockToleranceSeconds: 30,
         maxLifetimeSeconds: 86_400,
       },
       seedDemo: true,
-      trustProxyHops: 0,
-      rateLimit: { enabled: true, requestsPerMinute: 1_200, denialsPerMinute: 30, redisUrl: undefined },
+      trustProxy: 0,
+      rateLimit: { enabled: true, requestsPerMinute: 1_200, denialsPerMinute: 30, ipv6Prefix: 64, redisUrl: undefined },
       audit: { batchLimit: 500, sequencerIntervalMs: 5, takeoverIntervalMs: 500, sequencingTimeoutMs: 10_000, readinessLagMs: 2_000 },
       swaggerEnabled: true,
       corsOrigins: [],
@@ -115,10 +118,11 @@ describe('loadAppConfig', () => {
   });
 
   describe('TRUST_PROXY', () => {
-    it('trusts no proxy by default and up to 10 hops when told', () => {
-      assert.equal(load({}).trustProxyHops, 0);
-      assert.equal(load({ TRUST_PROXY: '2' }).trustProxyHops, 2);
-      for (const value of ['11', '-1', 'yes']) {
+    it('trusts no proxy by default, up to 10 hops, or the addresses and CIDR ranges listed', () => {
+      assert.equal(load({}).trustProxy, 0);
+      assert.equal(load({ TRUST_PROXY: '2' }).trustProxy, 2);
+      assert.deepEqual(load({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8' }).trustProxy, ['10.0.0.0/8', '127.0.0.1', 'fd00::/8']);
+      for (const value of ['11', '-1', 'yes', '10.0.0.0/33', 'fd00::/129', '10.0.0.1/8/8', '10.0.0.1,', 'proxy.example']) {
         refuses({ TRUST_PROXY: value }, 'TRUST_PROXY');
       }
     });
@@ -126,9 +130,9 @@ describe('loadAppConfig', () => {
 
   describe('rate limits', () => {
     it('limits by default, with counts a minute and Redis when REDIS_URL names one', () => {
-      const sut = load({ RATE_LIMIT_REQUESTS_PER_MINUTE: '50', RATE_LIMIT_DENIALS_PER_MINUTE: '5', REDIS_URL: 'redis://127.0.0.1:6379' });
+      const sut = load({ RATE_LIMIT_REQUESTS_PER_MINUTE: '50', RATE_LIMIT_DENIALS_PER_MINUTE: '5', RATE_LIMIT_IPV6_PREFIX: '56', REDIS_URL: 'redis://127.0.0.1:6379' });
 
-      assert.deepEqual(sut.rateLimit, { enabled: true, requestsPerMinute: 50, denialsPerMinute: 5, redisUrl: 'redis://127.0.0.1:6379' });
+      assert.deepEqual(sut.rateLimit, { enabled: true, requestsPerMinute: 50, denialsPerMinute: 5, ipv6Prefix: 56, redisUrl: 'redis://127.0.0.1:6379' });
       assert.equal(load({ RATE_LIMIT_ENABLED: 'false' }).rateLimit.enabled, false);
     });
 
@@ -138,6 +142,9 @@ describe('loadAppConfig', () => {
         refuses({ RATE_LIMIT_DENIALS_PER_MINUTE: value }, 'RATE_LIMIT_DENIALS_PER_MINUTE');
       }
       refuses({ RATE_LIMIT_ENABLED: 'no' }, 'RATE_LIMIT_ENABLED');
+      for (const value of ['15', '129', '64.5']) {
+        refuses({ RATE_LIMIT_IPV6_PREFIX: value }, 'RATE_LIMIT_IPV6_PREFIX');
+      }
       refuses({ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL');
     });
   });

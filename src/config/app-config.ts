@@ -1,6 +1,7 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
-import { IsIn, IsIP, IsNotEmpty, IsOptional, IsUrl, Matches, validateSync } from 'class-validator';
+import { IsIn, IsIP, IsNotEmpty, IsOptional, IsUrl, Matches, ValidateBy, validateSync } from 'class-validator';
 import { publicTokenKey, readPem, type TokenKey } from './token-keys';
 import { describeValidationErrors, IsIntInRange, ToInteger } from '../common';
 
@@ -48,6 +49,11 @@ export interface JwtConfig {
   jwksTimeoutMs: number;
   /** An unknown kid refetches the JWKS at most once per this many seconds. */
   jwksRefreshSeconds: number;
+  /** Bounds on the JWKS answer's Cache-Control max-age, after which the set is fetched again. */
+  jwksMinAgeSeconds: number;
+  jwksMaxAgeSeconds: number;
+  /** How long past its age the last good set is used while the JWKS cannot be fetched. */
+  jwksStaleSeconds: number;
   issuer?: string;
   audience?: string;
   clockToleranceSeconds: number;
@@ -73,8 +79,11 @@ export interface AppConfig {
   migrateOnStart: boolean;
   jwt: JwtConfig;
   seedDemo: boolean;
-  /** Proxies (load balancers) in front of the service whose X-Forwarded-For is believed; 0: none. */
-  trustProxyHops: number;
+  /**
+   * Proxies (load balancers) in front of the service whose X-Forwarded-For is believed: how many hops,
+   * or the addresses and CIDR ranges they connect from; 0: none.
+   */
+  trustProxy: number | string[];
   rateLimit: RateLimitConfig;
   audit: AuditConfig;
   swaggerEnabled: boolean;
@@ -91,6 +100,8 @@ export interface RateLimitConfig {
   requestsPerMinute: number;
   /** Refused requests (failed authentication, denied decommissions, ...) one client may make a minute. */
   denialsPerMinute: number;
+  /** IPv6 clients are counted by network of this prefix length: one customer holds a whole /64. */
+  ipv6Prefix: number;
   /** Counters live here when set, shared by every instance; otherwise in each instance's memory. */
   redisUrl?: string;
 }
@@ -110,6 +121,19 @@ export interface AuditConfig {
 }
 
 export class ConfigurationError extends Error {}
+
+const HOPS = /^(10|[0-9])$/;
+
+function isAddressOrRange(entry: string): boolean {
+  const [address, bits, ...rest] = entry.trim().split('/');
+  const version = isIP(address);
+  const maxBits = version === 4 ? 32 : 128;
+  return version !== 0 && rest.length === 0 && (bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= maxBits));
+}
+
+function trustedProxies(value = '0'): number | string[] {
+  return HOPS.test(value) ? Number(value) : value.split(',').map((entry) => entry.trim());
+}
 
 class EnvironmentVariables {
   @IsOptional()
@@ -210,6 +234,21 @@ class EnvironmentVariables {
 
   @IsOptional()
   @ToInteger()
+  @IsIntInRange(1, 86_400)
+  JWT_JWKS_MIN_AGE_SECONDS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1, 86_400)
+  JWT_JWKS_MAX_AGE_SECONDS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(0, 86_400)
+  JWT_JWKS_STALE_SECONDS?: number;
+
+  @IsOptional()
+  @ToInteger()
   @IsIntInRange(0, 300)
   JWT_CLOCK_TOLERANCE_SECONDS?: number;
 
@@ -231,9 +270,14 @@ class EnvironmentVariables {
   SEED_DEMO?: string;
 
   @IsOptional()
-  @ToInteger()
-  @IsIntInRange(0, 10)
-  TRUST_PROXY?: number;
+  @ValidateBy({
+    name: 'isTrustedProxies',
+    validator: {
+      validate: (value) => typeof value === 'string' && (HOPS.test(value) || value.split(',').every(isAddressOrRange)),
+      defaultMessage: () => 'TRUST_PROXY must be a number of proxies from 0 to 10, or a comma-separated list of IP addresses and CIDR ranges such as 10.0.0.0/8,fd00::/8',
+    },
+  })
+  TRUST_PROXY?: string;
 
   @IsOptional()
   @IsIn(['true', 'false'])
@@ -243,6 +287,11 @@ class EnvironmentVariables {
   @ToInteger()
   @IsIntInRange(1, 1_000_000)
   RATE_LIMIT_REQUESTS_PER_MINUTE?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(16, 128)
+  RATE_LIMIT_IPV6_PREFIX?: number;
 
   @IsOptional()
   @ToInteger()
@@ -365,12 +414,20 @@ function jwtConfig(vars: EnvironmentVariables): JwtConfig {
   if (new Set(kids).size !== kids.length) {
     throw new ConfigurationError('Invalid configuration: JWT_SECRET and JWT_PUBLIC_KEY name each kid once, and hold one key without a kid at most');
   }
+  const jwksMinAgeSeconds = vars.JWT_JWKS_MIN_AGE_SECONDS ?? 60;
+  const jwksMaxAgeSeconds = vars.JWT_JWKS_MAX_AGE_SECONDS ?? 600;
+  if (jwksMinAgeSeconds > jwksMaxAgeSeconds) {
+    throw new ConfigurationError('Invalid configuration: JWT_JWKS_MIN_AGE_SECONDS must not exceed JWT_JWKS_MAX_AGE_SECONDS');
+  }
   return {
     secrets,
     publicKeys,
     jwksUrl: vars.JWT_JWKS_URL,
     jwksTimeoutMs: vars.JWT_JWKS_TIMEOUT_MS ?? 2_000,
     jwksRefreshSeconds: vars.JWT_JWKS_REFRESH_SECONDS ?? 30,
+    jwksMinAgeSeconds,
+    jwksMaxAgeSeconds,
+    jwksStaleSeconds: vars.JWT_JWKS_STALE_SECONDS ?? 300,
     issuer: vars.JWT_ISSUER,
     audience: vars.JWT_AUDIENCE,
     clockToleranceSeconds: vars.JWT_CLOCK_TOLERANCE_SECONDS ?? 30,
@@ -435,11 +492,12 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     jwt: jwtConfig(vars),
     // Demo records in a production database would pass for real ones: there it takes an explicit yes.
     seedDemo: production ? vars.SEED_DEMO === 'true' : vars.SEED_DEMO !== 'false',
-    trustProxyHops: vars.TRUST_PROXY ?? 0,
+    trustProxy: trustedProxies(vars.TRUST_PROXY),
     rateLimit: {
       enabled: vars.RATE_LIMIT_ENABLED !== 'false',
       requestsPerMinute: vars.RATE_LIMIT_REQUESTS_PER_MINUTE ?? 1_200,
       denialsPerMinute: vars.RATE_LIMIT_DENIALS_PER_MINUTE ?? 30,
+      ipv6Prefix: vars.RATE_LIMIT_IPV6_PREFIX ?? 64,
       redisUrl: vars.REDIS_URL,
     },
     audit: auditConfig(vars),

@@ -79,6 +79,15 @@ describe('loadAppConfig: token keys and rules', () => {
     assert.deepEqual([tuned.jwksTimeoutMs, tuned.jwksRefreshSeconds], [500, 300]);
   });
 
+  it('bounds the JWKS max-age at 60 s and 600 s and serves a stale set for 300 s by default, and reads all three', () => {
+    const config = jwt({});
+    assert.deepEqual([config.jwksMinAgeSeconds, config.jwksMaxAgeSeconds, config.jwksStaleSeconds], [60, 600, 300]);
+    const tuned = jwt({ JWT_JWKS_MIN_AGE_SECONDS: '5', JWT_JWKS_MAX_AGE_SECONDS: '5', JWT_JWKS_STALE_SECONDS: '0' });
+    assert.deepEqual([tuned.jwksMinAgeSeconds, tuned.jwksMaxAgeSeconds, tuned.jwksStaleSeconds], [5, 5, 0]);
+  });
+
+  it('refuses a JWKS minimum age above the maximum', () => refuses({ JWT_JWKS_MIN_AGE_SECONDS: '700' }, 'JWT_JWKS_MIN_AGE_SECONDS must not exceed'));
+
   for (const url of ['ftp://idp.example/jwks', 'idp.example/jwks', 'not a url']) {
     it(`refuses JWT_JWKS_URL=${url}`, () => refuses({ JWT_JWKS_URL: url }, 'JWT_JWKS_URL'));
   }
@@ -94,6 +103,9 @@ describe('loadAppConfig: token keys and rules', () => {
     JWT_MAX_LIFETIME_SECONDS: ['59', '2592001', 'forever'],
     JWT_JWKS_TIMEOUT_MS: ['99', '30001'],
     JWT_JWKS_REFRESH_SECONDS: ['0', '86401'],
+    JWT_JWKS_MIN_AGE_SECONDS: ['0', '86401'],
+    JWT_JWKS_MAX_AGE_SECONDS: ['0', '86401'],
+    JWT_JWKS_STALE_SECONDS: ['-1', '86401'],
   };
   for (const [variable, values] of Object.entries(outOfRange)) {
     for (const value of values) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isDatabaseUnavailable } from './database-errors';
+import { isDatabaseUnavailable, isStorageFailure } from './database-errors';
 
 const errorWith = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
 
@@ -42,5 +42,20 @@ describe('isDatabaseUnavailable', () => {
     assert.equal(isDatabaseUnavailable(errorWith('SQLITE_ERROR', 'no such table: vessels')), false);
     assert.equal(isDatabaseUnavailable(new TypeError('x is undefined')), false);
     assert.equal(isDatabaseUnavailable('ECONNREFUSED'), false);
+  });
+});
+
+describe('isStorageFailure', () => {
+  it('recognises a full disk, a read-only database and I/O errors on both engines', () => {
+    for (const code of ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_READONLY_DBMOVED', 'SQLITE_IOERR', 'SQLITE_IOERR_WRITE', '53100', '58030', '25006']) {
+      assert.equal(isStorageFailure(errorWith(code)), true, code);
+    }
+  });
+
+  it('leaves other failures alone', () => {
+    for (const code of ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_BUSY', '23505', '53300', 'ECONNREFUSED']) {
+      assert.equal(isStorageFailure(errorWith(code)), false, code);
+    }
+    assert.equal(isStorageFailure(new Error('SQLITE_FULL')), false);
   });
 });

@@ -38,3 +38,18 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return UNAVAILABLE_MESSAGES.test(error.message);
 }
+
+// PostgreSQL: disk full, I/O error, a read-only transaction (a standby, or default_transaction_read_only).
+const STORAGE_SQLSTATES = new Set(['53100', '58030', '25006']);
+
+/**
+ * True when the database could not store data: a full disk, a read-only file or database, or an I/O
+ * error (SQLite's SQLITE_FULL, SQLITE_READONLY* and SQLITE_IOERR*, and their PostgreSQL counterparts).
+ */
+export function isStorageFailure(error: unknown): boolean {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  if (typeof code !== 'string') {
+    return false;
+  }
+  return STORAGE_SQLSTATES.has(code) || code === 'SQLITE_FULL' || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_IOERR');
+}

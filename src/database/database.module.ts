@@ -34,7 +34,11 @@ class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
       useFactory: (config: AppConfig) => createDatabase(config.database),
       inject: [APP_CONFIG],
     },
-    { provide: UNAVAILABILITY_CHECK, useValue: isDatabaseUnavailable },
+    {
+      provide: UNAVAILABILITY_CHECK,
+      useFactory: (health: DatabaseHealth) => (error: unknown) => isDatabaseUnavailable(error) || health.failedToStore(error),
+      inject: [DatabaseHealth],
+    },
     DatabaseLifecycle,
     DatabaseHealth,
     TransactionRunner,

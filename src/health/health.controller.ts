@@ -6,11 +6,14 @@ import { Public } from '../auth';
 import { ApiErrorResponse, ServiceUnavailableError } from '../common';
 import { DatabaseHealth } from '../database';
 import { ShutdownState } from '../bootstrap';
+import { LimitStoreHealth } from '../rate-limit';
 
 const UP = { status: 'success' } as const;
 const DATABASE_UNREACHABLE = 'The database is unreachable';
 const SHUTTING_DOWN = 'The instance is shutting down';
 const AUDIT_LAGGING = "The audit trail's sequencing lags";
+const STORAGE_FAILING = 'The database cannot store data (disk full, read-only or failing)';
+const LIMIT_STORE_UNREACHABLE = 'The rate-limit store (Redis) is unreachable';
 
 @ApiTags('health')
 @Public()
@@ -21,6 +24,7 @@ export class HealthController {
     private readonly database: DatabaseHealth,
     private readonly shutdown: ShutdownState,
     private readonly sequencer: AuditSequencer,
+    private readonly limitStore: LimitStoreHealth,
   ) {}
 
   @Get('live')
@@ -31,13 +35,13 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'The service can reach its database, its audit events find their place in time, and it is not shutting down' })
+  @ApiOperation({ summary: 'The service can reach its database and its rate-limit store, its audit events find their place in time, and it is not shutting down' })
   @ApiOkResponse({ schema: { example: UP }, description: 'Ready: the database answers, audit sequencing keeps up and the instance is not shutting down' })
   @ApiErrorResponse(
     503,
     'SERVICE_UNAVAILABLE',
     DATABASE_UNREACHABLE,
-    "SERVICE_UNAVAILABLE: the database is unreachable, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down",
+    "SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down",
   )
   async ready(): Promise<typeof UP> {
     if (this.shutdown.isShuttingDown) {
@@ -45,6 +49,12 @@ export class HealthController {
     }
     if (!(await this.database.isReachable())) {
       throw new ServiceUnavailableError(DATABASE_UNREACHABLE);
+    }
+    if (!this.database.isStoring()) {
+      throw new ServiceUnavailableError(STORAGE_FAILING);
+    }
+    if (!this.limitStore.isReachable()) {
+      throw new ServiceUnavailableError(LIMIT_STORE_UNREACHABLE);
     }
     if (this.sequencer.isLagging()) {
       throw new ServiceUnavailableError(AUDIT_LAGGING);

@@ -23,8 +23,6 @@ function toApiError(error: BodyParserError): Error {
       return new PayloadTooLargeError('Request body exceeds the 16 KB limit');
     case 'entity.parse.failed':
       return new ValidationFailedError('Request body is not valid JSON');
-    case 'charset.unsupported':
-      return new UnsupportedMediaTypeError('Request body must be JSON in UTF-8');
     default:
       return error.status && error.status >= 400 && error.status < 500
         ? new HttpException('Request body could not be read', error.status)
@@ -35,6 +33,12 @@ function toApiError(error: BodyParserError): Error {
 /** A body length, zero included, or a transfer encoding: when the JSON parser reads a body (type-is's hasBody). */
 function announcesBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+}
+
+/** The Content-Type's charset parameter is absent or names UTF-8. */
+function isUtf8OrUndeclared(req: Request): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.headers['content-type'] ?? '')?.[1];
+  return charset === undefined || /^utf-?8$/i.test(charset);
 }
 
 /** A body of at least one byte. */
@@ -53,6 +57,12 @@ export function readJsonBodies(limit: string): (req: Request, res: Response, nex
   const parse = json({ limit, strict: false });
   return (req, res, next) => {
     if (!announcesBody(req)) {
+      next();
+      return;
+    }
+    // JSON between systems is UTF-8 (RFC 8259, 8.1): any other declared charset is refused unread.
+    if (!isUtf8OrUndeclared(req)) {
+      req.bodyError = new UnsupportedMediaTypeError('Request body must be JSON in UTF-8');
       next();
       return;
     }

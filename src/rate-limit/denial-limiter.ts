@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
+import { InjectThrottlerStorage, normalizeIp, type ThrottlerStorage } from '@nestjs/throttler';
 import { APP_CONFIG, type AppConfig } from '../config';
 
 export const MINUTE_MS = 60_000;
@@ -18,11 +18,13 @@ export class DenialLimiter {
     @InjectThrottlerStorage() private readonly counters: ThrottlerStorage,
   ) {}
 
-  async count(client: string): Promise<DenialVerdict> {
-    const { enabled, denialsPerMinute } = this.config.rateLimit;
+  /** @param address the client's IP address; an IPv6 one counts for its whole network (RATE_LIMIT_IPV6_PREFIX) */
+  async count(address: string): Promise<DenialVerdict> {
+    const { enabled, denialsPerMinute, ipv6Prefix } = this.config.rateLimit;
     if (!enabled) {
       return { limited: false };
     }
+    const client = normalizeIp(address, ipv6Prefix);
     const denials = await this.counters.increment(`denials:${client}`, MINUTE_MS, denialsPerMinute, MINUTE_MS, 'denials');
     if (!denials.isBlocked) {
       return { limited: false };

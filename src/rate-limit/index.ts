@@ -1,3 +1,5 @@
 export { DenialLimiter, type DenialVerdict } from './denial-limiter';
+export { ForwardedForGuard } from './forwarded-for.guard';
+export { LimitStoreHealth } from './limit-store-health';
 export { RateLimitModule } from './rate-limit.module';
 export { RequestLimitGuard } from './request-limit.guard';

@@ -29,17 +29,28 @@ export interface JwksServer {
 
 /**
  * A real HTTP server on loopback: `serve` answers the JWKS that `keys()` gives at the time of the
- * request, `hang` never answers, `garbage` answers 200 with a body that is not JSON.
+ * request (503 when it gives none), with `cacheControl` as its Cache-Control header when set; `hang`
+ * never answers, `garbage` answers 200 with a body that is not JSON.
  */
-export async function startJwksServer(behaviour: 'serve' | 'hang' | 'garbage', keys: () => JsonWebKey[] = () => []): Promise<JwksServer> {
+export async function startJwksServer(
+  behaviour: 'serve' | 'hang' | 'garbage',
+  keys: () => JsonWebKey[] | undefined = () => [],
+  cacheControl?: string,
+): Promise<JwksServer> {
   let requests = 0;
   const server = createServer((request, response) => {
     requests++;
     if (behaviour === 'hang') {
       return;
     }
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(behaviour === 'garbage' ? '{"keys": [ <html>not json' : JSON.stringify({ keys: keys() }));
+    if (behaviour === 'garbage') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"keys": [ <html>not json');
+      return;
+    }
+    const published = keys();
+    response.writeHead(published ? 200 : 503, { 'content-type': 'application/json', ...(cacheControl ? { 'cache-control': cacheControl } : {}) });
+    response.end(JSON.stringify({ keys: published ?? [] }));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -9,3 +9,15 @@ export async function waitUntil(done: () => boolean, failure: () => string, time
     await sleep(20);
   }
 }
+
+/** Polls every 100 ms until `value()` gives something other than undefined, and returns it; fails after `attempts` tries. */
+export async function waitFor<T>(value: () => Promise<T | undefined>, attempts = 100): Promise<T> {
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const found = await value();
+    if (found !== undefined) {
+      return found;
+    }
+    await sleep(100);
+  }
+  assert.fail(`nothing came after ${attempts} tries`);
+}

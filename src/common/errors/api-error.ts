@@ -70,6 +70,16 @@ export class ServiceUnavailableError extends ApiError {
   readonly errorCode = 'SERVICE_UNAVAILABLE';
 }
 
+/** How long a client is asked to wait after a storage failure; readiness fails for as long after the last one. */
+export const STORAGE_RETRY_SECONDS = 10;
+
+/** The database cannot store data (disk full, read-only, I/O errors): nothing was written, retry later. */
+export class StorageUnavailableError extends ApiError {
+  readonly status = HttpStatus.SERVICE_UNAVAILABLE;
+  readonly errorCode = 'STORAGE_UNAVAILABLE';
+  override readonly headers = { 'Retry-After': String(STORAGE_RETRY_SECONDS) };
+}
+
 export const RATE_LIMITED_MESSAGE = 'Too many requests; retry later';
 
 export class RateLimitedError extends ApiError {

@@ -1,0 +1,28 @@
+import { isIP } from 'node:net';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { ValidationFailedError } from '../common';
+import { APP_CONFIG, type AppConfig } from '../config';
+
+/**
+ * With TRUST_PROXY on, the client address comes from X-Forwarded-For, which a proxy appends to whatever
+ * the client sent: a chain holding anything but IP addresses is refused before any other check, so the
+ * rate limits and the audit trail only ever see a valid address. Without trusted proxies the header is
+ * not read at all.
+ */
+@Injectable()
+export class ForwardedForGuard implements CanActivate {
+  private readonly trusting: boolean;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.trusting = config.trustProxy !== 0;
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const forwarded = context.switchToHttp().getRequest<Request>().get('x-forwarded-for');
+    if (this.trusting && forwarded !== undefined && !forwarded.split(',').every((entry) => isIP(entry.trim()) !== 0)) {
+      throw new ValidationFailedError('X-Forwarded-For must be a comma-separated list of IP addresses');
+    }
+    return true;
+  }
+}
