@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import type { AuditChainHead } from '../database';
 import { eventHash, GENESIS_HASH } from './audit-chain';
@@ -23,6 +24,8 @@ export interface ChainVerification {
 
 const EMPTY_HEAD: AuditChainHead = { id: 1, event_count: 0, last_event_id: 0, last_hash: GENESIS_HASH, last_occurred_at: null };
 const BATCH_SIZE = 1_000;
+/** Events checked between two turns of the event loop. */
+const YIELD_EVERY = 100;
 
 interface Walked {
   count: number;
@@ -64,7 +67,12 @@ export class AuditChainVerifier {
   private async walk(walked: Walked, throughId: number): Promise<{ id: number; problem: ChainProblem } | undefined> {
     for (;;) {
       const events = await this.repository.findChainSegment(walked.lastId, BATCH_SIZE, throughId);
-      for (const event of events) {
+      for (const [index, event] of events.entries()) {
+        // SQLite answers synchronously: without turns of the event loop within the walk, a long chain
+        // would keep every other request waiting until it is done.
+        if (index % YIELD_EVERY === YIELD_EVERY - 1) {
+          await yieldToEventLoop();
+        }
         if (eventHash(event) !== event.hash) {
           return { id: event.id, problem: 'HASH_MISMATCH' };
         }
