@@ -35,7 +35,7 @@ describeEachDatabase('migration 002-audit-chain on a database with events', (eng
     const migrator = new Migrator({ db, provider: { getMigrations: async () => release1 }, migrationTableSchema: await currentSchema(db) });
     assert.equal((await migrator.migrateToLatest()).error, undefined);
     await db.insertInto('audit_events').values(OLD_EVENTS as never).execute();
-    assert.deepEqual(await migrateToLatest(db), ['002-audit-chain', '003-vessel-counts', '004-audit-pending']);
+    assert.deepEqual(await migrateToLatest(db), ['002-audit-chain', '003-vessel-counts', '004-audit-pending', '005-audit-tree']);
     repository = new AuditRepository(db);
   });
   after(async () => {
@@ -58,7 +58,7 @@ describeEachDatabase('migration 002-audit-chain on a database with events', (eng
   });
 
   it('keeps the recorded times, and appends after the latest of them', async () => {
-    const event = { ...OLD_EVENTS[0], request_id: 'new-1', actor: null, actor_clearance: null, asset_id: null };
+    const event = { ...OLD_EVENTS[0], request_id: 'new-1', actor: null, actor_clearance: null, asset_id: null, details: null };
     await db.transaction().execute((trx) => repository.append(event, trx));
     const newest = await db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
     assert.deepEqual([newest.id, newest.request_id, newest.occurred_at], [10, 'new-1', '2030-01-01T00:00:00.000Z']);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AuditEventRow, countRows } from '../src/database';
 import { describeEachDatabase } from './support/databases';
+import { DECOMMISSION_BODY } from './support/fixtures';
 import { decommission, expectErrorBody, itRefusesInvalidPaging, listAuditEvents, listFleet } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -11,9 +12,11 @@ const EVENT_KEYS = [
   'actor',
   'actor_clearance',
   'asset_id',
+  'details',
   'hash',
   'id',
   'ip',
+  'leaf_hash',
   'method',
   'occurred_at',
   'outcome',
@@ -112,6 +115,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         request_id: requestIds.anonymousAsset,
         method: 'GET',
         path: '/api/v1/assets/EQP-0001',
+        details: null,
       },
       {
         action: 'auth.authenticate',
@@ -123,6 +127,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         request_id: requestIds.anonymous,
         method: 'GET',
         path: '/v1/fleet/star-destroyers',
+        details: null,
       },
       {
         action: 'asset.decommission',
@@ -134,6 +139,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         request_id: requestIds.unknown,
         method: 'DELETE',
         path: '/v1/assets/XYZ-9999',
+        details: null,
       },
       {
         action: 'asset.decommission',
@@ -145,6 +151,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         request_id: requestIds.cadet,
         method: 'DELETE',
         path: '/v1/assets/TIE-0002',
+        details: null,
       },
       {
         action: 'asset.decommission',
@@ -156,6 +163,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         request_id: 'caller-chosen-id-1',
         method: 'DELETE',
         path: '/v1/assets/TIE-0001',
+        details: DECOMMISSION_BODY,
       },
     ];
     const withoutGeneratedFields = (events: AuditEventRow[]) =>
@@ -166,6 +174,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         delete rest.ip;
         delete rest.prev_hash;
         delete rest.hash;
+        delete rest.leaf_hash;
         return rest;
       });
 
@@ -208,7 +217,15 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
     it('returns the rows as stored in the database', async () => {
       const { events } = await listOk();
       const rows = await t.db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').execute();
-      assert.deepEqual(events, rows);
+      assert.deepEqual(
+        events,
+        rows.map((row) => {
+          // The listing shows the leaf's hash, not its position, which the inclusion proof gives.
+          const shown: Partial<AuditEventRow> = { ...row };
+          delete shown.leaf_index;
+          return { ...shown, details: row.details === null ? null : JSON.parse(row.details) };
+        }),
+      );
     });
 
     it('does not record successful reads of the audit log', async () => {

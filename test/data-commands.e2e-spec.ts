@@ -349,6 +349,7 @@ describeEachDatabase('npm run audit:export', (engine) => {
               ip: '127.0.0.1',
               method: 'DELETE',
               path: '/v1/assets/TIE-0001',
+              details: null,
             },
             trx,
           ),

@@ -33,13 +33,6 @@ instances with MIGRATE_ON_START=false. Reads only the DATABASE_* variables.
 
   -h, --help   this text`;
 
-export const AUDIT_VERIFY_USAGE = `usage: npm run audit:verify
-
-Checks the configured database's audit chain, event by event. Exit code 0 and one line when it is
-intact; 1 and the first broken event when it is not.
-
-  -h, --help   this text`;
-
 /** Commands that take nothing but --help. */
 export const parseNoArguments = (args: string[]) => parseOptions(args, {});
 
