@@ -6,6 +6,8 @@ import { after, before, it } from 'node:test';
 import { Kysely, type Migration, Migrator } from 'kysely';
 import { AuditChainVerifier } from '../src/audit/audit-chain.verifier';
 import { AuditRepository } from '../src/audit/audit.repository';
+import { eventLeafHash } from '../src/audit/audit-chain';
+import { nodeHash } from '../src/audit/merkle';
 import { loadAppConfig } from '../src/config';
 import { createDatabase, type DB, migrateToLatest } from '../src/database';
 import { currentSchema } from '../src/database';
@@ -55,6 +57,23 @@ describeEachDatabase('migration 002-audit-chain on a database with events', (eng
       assert.equal(events[i].prev_hash, events[i - 1].hash);
     }
     assert.deepEqual(await verify(), { state: 'intact', length: 4, head_hash: events[3].hash });
+  });
+
+  it('builds the Merkle tree of those events (migration 005): their leaf hashes and positions, the right edge beside the head', async () => {
+    const events = await db.selectFrom('audit_events').selectAll().orderBy('id').execute();
+    assert.deepEqual(
+      events.map((event) => [event.leaf_index, event.leaf_hash, event.details]),
+      events.map((event, index) => [index, eventLeafHash(event), null]),
+    );
+    const [l0, l1, l2, l3] = events.map((event) => event.leaf_hash);
+    const head = await db.selectFrom('audit_chain_head').select('frontier').executeTakeFirstOrThrow();
+    assert.equal(head.frontier, nodeHash(nodeHash(l0, l1), nodeHash(l2, l3)));
+    const nodes = await db.selectFrom('audit_tree_nodes').select(['level', 'node_index', 'hash']).orderBy('level').orderBy('node_index').execute();
+    assert.deepEqual(nodes.map((node) => [node.level, Number(node.node_index), node.hash]), [
+      [1, 0, nodeHash(l0, l1)],
+      [1, 1, nodeHash(l2, l3)],
+      [2, 0, head.frontier],
+    ]);
   });
 
   it('keeps the recorded times, and appends after the latest of them', async () => {

@@ -5,12 +5,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_BODY } from './support/fixtures';
 import { decommission, expectErrorBody, listAuditEvents, listFleet } from './support/http';
 import { runScript, SCRIPTS } from './support/processes';
 import { startTestApp, type TestApp } from './support/test-app';
+import { eventually } from './support/wait';
+
+/** Checkpoints are signed on a timer: waits for one that holds. */
+const waitFor = (check: () => Promise<boolean>) => eventually(check, 'no checkpoint of the expected size within 10 s');
 import { AuditRepository } from '../src/audit';
 import type { AuditEventRow } from '../src/database';
 
@@ -42,15 +45,6 @@ function subproof(m: number, leaves: Buffer[], whole: boolean): Buffer[] {
     ? [...subproof(m, leaves.slice(0, k), whole), mth(leaves.slice(k))]
     : [...subproof(m - k, leaves.slice(k), false), mth(leaves.slice(0, k))];
 }
-/** Polls until the check holds, for at most 10 s: checkpoints are signed on a timer. */
-async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, 'no checkpoint of the expected size within 10 s');
-    await sleep(50);
-  }
-}
-
 const b64 = (hashes: Buffer[]) => hashes.map((hash) => hash.toString('base64'));
 
 /** The leaf bytes as docs/audit.md defines them: the JSON array of the fields from id to details. */

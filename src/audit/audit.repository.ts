@@ -3,12 +3,21 @@ import { type Compilable, type CompiledQuery, Kysely, type RawBuilder, sql } fro
 import { AUDIT_ACTIONS } from '../common';
 import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, precompile, selectPage } from '../database';
 import { chainEvents, DECISION_FIELDS, LEAF_FIELDS, type UnchainedEvent } from './audit-chain';
+import type { DecisionDetails } from './audit-entry';
 import type { StoredNode, TreeNode } from './merkle';
 
 /** What the API shows of an event, in the order it shows it: the leaf's fields, then the hashes. */
 export const AUDIT_EVENT_COLUMNS = [...LEAF_FIELDS, 'hash', 'leaf_hash'] as const;
 
 export type ListedAuditEvent = Pick<AuditEventRow, (typeof AUDIT_EVENT_COLUMNS)[number]>;
+
+/** An event as the listing and the export show it: its columns in their order, `details` as the object it holds. */
+export type ShownAuditEvent = Omit<ListedAuditEvent, 'details'> & { details: DecisionDetails | null };
+
+export function shownEvent(row: ListedAuditEvent): ShownAuditEvent {
+  const shown = Object.fromEntries(AUDIT_EVENT_COLUMNS.map((column) => [column, row[column]])) as ListedAuditEvent;
+  return { ...shown, details: row.details === null ? null : (JSON.parse(row.details) as DecisionDetails) };
+}
 
 export interface AuditEventFilter {
   outcome?: AuditOutcome;

@@ -15,7 +15,7 @@ import { Metrics } from '../observability';
 import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry, DecisionDetails } from './audit-entry';
-import { AuditRepository, type WaitingEvent } from './audit.repository';
+import { AuditRepository, shownEvent, type WaitingEvent } from './audit.repository';
 import { AuditSequencer, type Placed } from './audit-sequencer';
 import type { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
@@ -142,7 +142,6 @@ export class AuditService implements DenialRecorder {
       query.limit,
       pageOffset(query),
     );
-    const events = rows.map((row) => ({ ...row, details: row.details === null ? null : (JSON.parse(row.details) as DecisionDetails) }));
-    return { events, ...pageMeta(query, total) };
+    return { events: rows.map(shownEvent), ...pageMeta(query, total) };
   }
 }

@@ -19,7 +19,7 @@ ${LAYOUT_OPTIONS}`;
 
 export const AUDIT_EXPORT_USAGE = `usage: npm run audit:export -- [--since <time> | --after-id <id>] [--output <file>]
 
-Writes the audit trail as NDJSON, one event a line in chain (id) order, each with prev_hash and hash.
+Writes the audit trail as NDJSON, one event a line in chain (id) order, each as GET /v1/audit/events shows it.
 
   --since <time>      from the first event at or after this ISO 8601 time (with Z or an offset) on
   --after-id <id>     from the event after this id on (the last id a previous export wrote)

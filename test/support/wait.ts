@@ -9,3 +9,12 @@ export async function waitUntil(done: () => boolean, failure: () => string, time
     await sleep(20);
   }
 }
+
+/** Polls until `done()` resolves true; past `timeoutMs`, fails with `failure`. */
+export async function eventually(done: () => Promise<boolean>, failure: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    assert.ok(Date.now() < deadline, failure);
+    await sleep(20);
+  }
+}
