@@ -172,6 +172,7 @@ async function decommissionRoute(assetId: string, officer: Officer, req: Incomin
     ip: req.socket.remoteAddress ?? null,
     method: req.method ?? 'DELETE',
     path: req.url ?? '',
+    details: null,
   });
   if (officer.clearance < 7) {
     recordDenial(event('denied', 'CLEARANCE_INSUFFICIENT'));

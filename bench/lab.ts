@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, rmSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release } from 'node:os';
 import { join } from 'node:path';
 import type { AuditOutcome } from '../src/database';
@@ -84,8 +85,25 @@ export class Lab {
    */
   startService(label: string, databaseUrl: string, options: Omit<TargetOptions, 'databaseUrl'> & { env?: Record<string, string>; serverUrl?: string } = {}): Promise<Target> {
     const { env, serverUrl = databaseUrl, ...target } = options;
-    const serviceEnv = { DATABASE_URL: serverUrl, JWT_SECRET: SECRET, NODE_ENV: 'production', HOST: '127.0.0.1', RATE_LIMIT_ENABLED: 'false', ...env };
+    const serviceEnv = {
+      DATABASE_URL: serverUrl,
+      JWT_SECRET: SECRET,
+      NODE_ENV: 'production',
+      AUDIT_SIGNING_KEY_FILE: this.auditSigningKey(),
+      HOST: '127.0.0.1',
+      RATE_LIMIT_ENABLED: 'false',
+      ...env,
+    };
     return this.start(label, { env: serviceEnv }, { ...target, databaseUrl });
+  }
+
+  /** Production requires a checkpoint signing key: one for the lab, shared by its services. */
+  private auditSigningKey(): string {
+    const file = join(this.dir, 'audit-signing-key.pem');
+    if (!existsSync(file)) {
+      writeFileSync(file, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    }
+    return file;
   }
 
   /** A fresh schema on the PostgreSQL server of TEST_DATABASE_URL (by default the local one), dropped by tearDown(). */

@@ -75,7 +75,7 @@ async function round(subject: Subject): Promise<void> {
   const assets = new AssetsRepository(db);
   const decommission = precompile((values: DecommissionRecord & { assetId: string }) => assets.decommissionStatement(values));
   const audit = new AuditRepository(db);
-  const origin = { action: 'asset.decommission', outcome: 'allowed', reason: null, actor: 'bench', actor_clearance: 7, request_id: 'r', ip: '127.0.0.1', method: 'DELETE', path: '/v1/assets/x' } as const;
+  const origin = { action: 'asset.decommission', outcome: 'allowed', reason: null, actor: 'bench', actor_clearance: 7, request_id: 'r', ip: '127.0.0.1', method: 'DELETE', path: '/v1/assets/x', details: null } as const;
   subject.decommission.push(
     await timed(DECOMMISSIONS, () =>
       db.transaction().execute(async (trx) => {

@@ -6,6 +6,8 @@ import { after, before, it } from 'node:test';
 import { Kysely, type Migration, Migrator } from 'kysely';
 import { AuditChainVerifier } from '../src/audit/audit-chain.verifier';
 import { AuditRepository } from '../src/audit/audit.repository';
+import { eventLeafHash } from '../src/audit/audit-chain';
+import { nodeHash } from '../src/audit/merkle';
 import { loadAppConfig } from '../src/config';
 import { createDatabase, type DB, migrateToLatest } from '../src/database';
 import { currentSchema } from '../src/database';
@@ -35,7 +37,7 @@ describeEachDatabase('migration 002-audit-chain on a database with events', (eng
     const migrator = new Migrator({ db, provider: { getMigrations: async () => release1 }, migrationTableSchema: await currentSchema(db) });
     assert.equal((await migrator.migrateToLatest()).error, undefined);
     await db.insertInto('audit_events').values(OLD_EVENTS as never).execute();
-    assert.deepEqual(await migrateToLatest(db), ['002-audit-chain', '003-vessel-counts', '004-audit-pending']);
+    assert.deepEqual(await migrateToLatest(db), ['002-audit-chain', '003-vessel-counts', '004-audit-pending', '005-audit-tree']);
     repository = new AuditRepository(db);
   });
   after(async () => {
@@ -57,8 +59,25 @@ describeEachDatabase('migration 002-audit-chain on a database with events', (eng
     assert.deepEqual(await verify(), { state: 'intact', length: 4, head_hash: events[3].hash });
   });
 
+  it('builds the Merkle tree of those events (migration 005): their leaf hashes and positions, the right edge beside the head', async () => {
+    const events = await db.selectFrom('audit_events').selectAll().orderBy('id').execute();
+    assert.deepEqual(
+      events.map((event) => [event.leaf_index, event.leaf_hash, event.details]),
+      events.map((event, index) => [index, eventLeafHash(event), null]),
+    );
+    const [l0, l1, l2, l3] = events.map((event) => event.leaf_hash);
+    const head = await db.selectFrom('audit_chain_head').select('frontier').executeTakeFirstOrThrow();
+    assert.equal(head.frontier, nodeHash(nodeHash(l0, l1), nodeHash(l2, l3)));
+    const nodes = await db.selectFrom('audit_tree_nodes').select(['level', 'node_index', 'hash']).orderBy('level').orderBy('node_index').execute();
+    assert.deepEqual(nodes.map((node) => [node.level, Number(node.node_index), node.hash]), [
+      [1, 0, nodeHash(l0, l1)],
+      [1, 1, nodeHash(l2, l3)],
+      [2, 0, head.frontier],
+    ]);
+  });
+
   it('keeps the recorded times, and appends after the latest of them', async () => {
-    const event = { ...OLD_EVENTS[0], request_id: 'new-1', actor: null, actor_clearance: null, asset_id: null };
+    const event = { ...OLD_EVENTS[0], request_id: 'new-1', actor: null, actor_clearance: null, asset_id: null, details: null };
     await db.transaction().execute((trx) => repository.append(event, trx));
     const newest = await db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
     assert.deepEqual([newest.id, newest.request_id, newest.occurred_at], [10, 'new-1', '2030-01-01T00:00:00.000Z']);

@@ -67,7 +67,7 @@ describeEachDatabase('the audit hash chain', (engine) => {
       const operation = doc.paths[VERIFY].get;
       assert.deepEqual(Object.keys(operation.responses).sort(), ['200', '401', '403', '429', '500', '503']);
       const data = doc.components.schemas.AuditChainVerificationDto;
-      assert.deepEqual(Object.keys(data.properties).sort(), ['first_broken_event_id', 'head_hash', 'length', 'problem', 'state']);
+      assert.deepEqual(Object.keys(data.properties).sort(), ['disagreeing_assets', 'first_broken_event_id', 'head_hash', 'length', 'problem', 'state']);
     });
   });
 

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type AuditEventRow, countRows } from '../src/database';
 import { describeEachDatabase } from './support/databases';
+import { DECOMMISSION_BODY } from './support/fixtures';
 import { decommission, expectErrorBody, itRefusesInvalidPaging, listAuditEvents, listFleet } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -12,9 +13,11 @@ const EVENT_KEYS = [
   'actor',
   'actor_clearance',
   'asset_id',
+  'details',
   'hash',
   'id',
   'ip',
+  'leaf_hash',
   'method',
   'occurred_at',
   'outcome',
@@ -113,6 +116,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         request_id: requestIds.anonymousAsset,
         method: 'GET',
         path: '/api/v1/assets/EQP-0001',
+        details: null,
       },
       {
         action: 'auth.authenticate',
@@ -124,6 +128,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         request_id: requestIds.anonymous,
         method: 'GET',
         path: '/v1/fleet/star-destroyers',
+        details: null,
       },
       {
         action: 'asset.decommission',
@@ -135,6 +140,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         request_id: requestIds.unknown,
         method: 'DELETE',
         path: '/v1/assets/XYZ-9999',
+        details: null,
       },
       {
         action: 'asset.decommission',
@@ -146,6 +152,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         request_id: requestIds.cadet,
         method: 'DELETE',
         path: '/v1/assets/TIE-0002',
+        details: null,
       },
       {
         action: 'asset.decommission',
@@ -157,6 +164,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         request_id: 'caller-chosen-id-1',
         method: 'DELETE',
         path: '/v1/assets/TIE-0001',
+        details: DECOMMISSION_BODY,
       },
     ];
     const withoutGeneratedFields = (events: AuditEventRow[]) =>
@@ -167,6 +175,7 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
         delete rest.ip;
         delete rest.prev_hash;
         delete rest.hash;
+        delete rest.leaf_hash;
         return rest;
       });
 
@@ -209,7 +218,15 @@ describeEachDatabase('GET /v1/audit/events', (engine) => {
     it('returns the rows as stored in the database', async () => {
       const { events } = await listOk();
       const rows = await t.db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').execute();
-      assert.deepEqual(events, rows);
+      assert.deepEqual(
+        events,
+        rows.map((row) => {
+          // The listing shows the leaf's hash, not its position, which the inclusion proof gives.
+          const shown: Partial<AuditEventRow> = { ...row };
+          delete shown.leaf_index;
+          return { ...shown, details: row.details === null ? null : JSON.parse(row.details) };
+        }),
+      );
     });
 
     it('does not record successful reads of the audit log', async () => {

@@ -349,6 +349,7 @@ describeEachDatabase('npm run audit:export', (engine) => {
               ip: '127.0.0.1',
               method: 'DELETE',
               path: '/v1/assets/TIE-0001',
+              details: null,
             },
             trx,
           ),
@@ -364,7 +365,7 @@ describeEachDatabase('npm run audit:export', (engine) => {
     const events = lines(result.stdout);
     assert.equal(events.length, EVENTS);
     assert.deepEqual(Object.keys(events[0]), [
-      'id', 'occurred_at', 'action', 'outcome', 'reason', 'actor', 'actor_clearance', 'asset_id', 'request_id', 'ip', 'method', 'path', 'prev_hash', 'hash',
+      'id', 'occurred_at', 'action', 'outcome', 'reason', 'actor', 'actor_clearance', 'asset_id', 'request_id', 'ip', 'method', 'path', 'prev_hash', 'details', 'hash', 'leaf_hash',
     ]);
     events.forEach((event, index) => {
       assert.equal(event.id, index + 1);

@@ -110,6 +110,22 @@ describe('several server processes on one PostgreSQL database', { skip: !process
     assert.match(command.stdout, new RegExp(`intact: ${fromA.data.length} events, head ${fromA.data.head_hash}`));
   });
 
+  it('serves the same signed checkpoint, of the whole trail, from both instances', async () => {
+    const text = async (server: RunningServer, path: string) => (await call(server, path)).text();
+    const length = (await json(servers[0], '/v1/audit/verify')).data.length as number;
+    const deadline = Date.now() + 10_000;
+    let notes: string[] = [];
+    while (Date.now() < deadline) {
+      notes = await Promise.all(servers.map((server) => text(server, '/v1/audit/checkpoint')));
+      if (notes[0] === notes[1] && notes[0].split('\n')[1] === String(length)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(notes[1], notes[0]);
+    assert.equal(notes[0].split('\n')[1], String(length), 'the checkpoint covers every event');
+    const keys = await Promise.all(servers.map((server) => text(server, '/v1/audit/checkpoint/verifier-key')));
+    assert.equal(keys[1], keys[0], 'both sign with the one key generated beside the data');
+  });
+
   it('lets two instances that both migrate at start-up come up together on a fresh schema', async () => {
     const fresh = await createTestDatabase('postgres', cwd);
     const freshEnv = { ...env, DATABASE_URL: fresh.url, MIGRATE_ON_START: 'true' };

@@ -13,15 +13,20 @@ describe('verifying a 300,000-event trail on SQLite', () => {
 
   before(async () => {
     t = await startTestApp({ records: null });
-    let head: AuditChainHead = { id: 1, event_count: 0, last_event_id: 0, last_hash: GENESIS_HASH, last_occurred_at: null };
-    const fields = { action: 'auth.authenticate', outcome: 'denied', reason: 'UNAUTHENTICATED', actor: null, actor_clearance: null, asset_id: null, request_id: 'r', ip: '127.0.0.1', method: 'GET', path: '/v1/fleet/star-destroyers' } as const;
+    let head: AuditChainHead = await t.db.selectFrom('audit_chain_head').selectAll().executeTakeFirstOrThrow();
+    assert.equal(head.last_hash, GENESIS_HASH, 'the trail starts empty');
+    const fields = { action: 'auth.authenticate', outcome: 'denied', reason: 'UNAUTHENTICATED', actor: null, actor_clearance: null, asset_id: null, request_id: 'r', ip: '127.0.0.1', method: 'GET', path: '/v1/fleet/star-destroyers', details: null } as const;
     const recordedAt = new Date().toISOString();
     for (let written = 0; written < EVENTS; written += BATCH) {
       const chained = chainEvents(head, Array.from({ length: BATCH }, () => ({ ...fields, recorded_at: recordedAt })));
       await t.db.insertInto('audit_events').values(chained.events).execute();
+      if (chained.nodes.length > 0) {
+        await t.db.insertInto('audit_tree_nodes').values(chained.nodes.map(({ level, index, hash }) => ({ level, node_index: index, hash }))).execute();
+      }
       head = chained.head;
     }
-    await t.db.updateTable('audit_chain_head').set({ event_count: head.event_count, last_event_id: head.last_event_id, last_hash: head.last_hash, last_occurred_at: head.last_occurred_at }).execute();
+    const { id, ...moved } = head;
+    await t.db.updateTable('audit_chain_head').set(moved).where('id', '=', id).execute();
   });
   after(() => t.close());
 

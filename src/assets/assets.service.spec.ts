@@ -112,12 +112,14 @@ describe('AssetsService', () => {
       assert.match(row.decommissioned_at ?? '', ISO_UTC);
     });
 
-    it('records one allowed audit event with the actor and the request origin', async () => {
+    it('records one allowed audit event with the actor, the request origin and the decision\'s details', async () => {
       const events = await eventsFor('TIE-0001');
 
       assert.equal(events.length, 1);
-      const { id, occurred_at, prev_hash, hash, ...event } = events[0];
+      const { id, occurred_at, prev_hash, hash, leaf_hash, leaf_index, ...event } = events[0];
       assert.equal(typeof id, 'number');
+      assert.equal(typeof leaf_index, 'number');
+      assert.match(leaf_hash, /^[A-Za-z0-9+/]{43}=$/);
       assert.match(prev_hash, /^[0-9a-f]{64}$/);
       assert.match(hash, /^[0-9a-f]{64}$/);
       assert.match(occurred_at, ISO_UTC);
@@ -132,6 +134,7 @@ describe('AssetsService', () => {
         ip: '10.0.0.7',
         method: 'DELETE',
         path: '/v1/assets/TIE-0001',
+        details: JSON.stringify(BODY),
       });
     });
 

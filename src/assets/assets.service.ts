@@ -35,7 +35,13 @@ export class AssetsService {
       authorized_by: request.authorized_by,
       decommissioned_at: new Date().toISOString(),
     };
-    const decommissioned = await this.decommissionRecorded({ ...record, assetId }, { action, outcome: 'allowed', actor: officer, origin });
+    const decommissioned = await this.decommissionRecorded({ ...record, assetId }, {
+      action,
+      outcome: 'allowed',
+      actor: officer,
+      origin,
+      details: { reason: request.reason, authorized_by: request.authorized_by },
+    });
     if (!decommissioned) {
       throw AssetAccessDeniedError.notFound().deniedAs({ action, reason: 'ASSET_NOT_FOUND', actor: officer });
     }

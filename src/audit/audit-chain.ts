@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AuditChainHead, AuditEventRow } from '../database';
+import { appendLeaves, decodeFrontier, encodeFrontier, leafHash, type StoredNode } from './merkle';
 
 /** The `prev_hash` of the first event. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -21,12 +22,18 @@ export const DECISION_FIELDS = [
 /** Every stored field but the hash itself, in the order the hash reads them: reordering them breaks every chain. */
 export const HASHED_FIELDS = ['id', 'occurred_at', ...DECISION_FIELDS, 'prev_hash'] as const satisfies readonly (keyof AuditEventRow)[];
 
-export type ChainedFields = Omit<AuditEventRow, 'hash'>;
+/**
+ * The fields of an event's leaf in the audit tree, in order: the hashed fields, then the decision's
+ * details, which came after the chain and so are not in its hash.
+ */
+export const LEAF_FIELDS = [...HASHED_FIELDS, 'details'] as const satisfies readonly (keyof AuditEventRow)[];
+
+export type ChainedFields = Omit<AuditEventRow, 'hash' | 'leaf_hash' | 'leaf_index'>;
 /**
  * What the caller decides; the chain decides the rest. Values must already be storable (see
  * storable.ts): a lone surrogate, stored differently by each engine, would not match its hash once read back.
  */
-export type UnchainedEvent = Omit<AuditEventRow, 'id' | 'occurred_at' | 'prev_hash' | 'hash'>;
+export type UnchainedEvent = Omit<AuditEventRow, 'id' | 'occurred_at' | 'prev_hash' | 'hash' | 'leaf_hash' | 'leaf_index'>;
 
 /**
  * SHA-256 over the JSON array of the fields: JSON keeps null apart from "null" and numbers apart
@@ -38,19 +45,31 @@ export function eventHash(event: ChainedFields): string {
     .digest('hex');
 }
 
+/**
+ * The event's RFC 9162 leaf hash (base64): SHA-256 of 0x00 and the UTF-8 JSON array of its LEAF_FIELDS,
+ * `details` as the object it holds (keys `reason`, `authorized_by`) or null.
+ */
+export function eventLeafHash(event: ChainedFields): string {
+  const values = LEAF_FIELDS.map((field) => (field === 'details' && event.details !== null ? (JSON.parse(event.details) as unknown) : event[field]));
+  return leafHash(Buffer.from(JSON.stringify(values)));
+}
+
 /** The event that follows `head`: the next position, a time that never goes back, linked to the head's hash. */
 export function nextEvent(head: AuditChainHead, fields: UnchainedEvent, now: Date): AuditEventRow {
   const clock = now.toISOString();
   const occurredAt = head.last_occurred_at !== null && head.last_occurred_at > clock ? head.last_occurred_at : clock;
   const chained: ChainedFields = { ...fields, id: head.last_event_id + 1, occurred_at: occurredAt, prev_hash: head.last_hash };
-  return { ...chained, hash: eventHash(chained) };
+  return { ...chained, hash: eventHash(chained), leaf_hash: eventLeafHash(chained), leaf_index: head.event_count };
 }
 
-/** A batch of waiting events, in the order given, appended after `head`; returns them and the chain's new head. */
+/**
+ * A batch of waiting events, in the order given, appended after `head`; returns them, the chain's new
+ * head (with the tree's new right edge) and the tree's subtrees that they completed.
+ */
 export function chainEvents(
   head: AuditChainHead,
   waiting: readonly (UnchainedEvent & { recorded_at: string })[],
-): { events: AuditEventRow[]; head: AuditChainHead } {
+): { events: AuditEventRow[]; head: AuditChainHead; nodes: StoredNode[] } {
   const events: AuditEventRow[] = [];
   let last = head;
   for (const { recorded_at: recordedAt, ...fields } of waiting) {
@@ -58,5 +77,9 @@ export function chainEvents(
     events.push(event);
     last = { ...last, event_count: last.event_count + 1, last_event_id: event.id, last_hash: event.hash, last_occurred_at: event.occurred_at };
   }
-  return { events, head: last };
+  const tree = appendLeaves(
+    { size: head.event_count, hashes: decodeFrontier(head.frontier) },
+    events.map((event) => event.leaf_hash),
+  );
+  return { events, head: { ...last, frontier: encodeFrontier(tree.frontier.hashes) }, nodes: tree.nodes };
 }

@@ -1,8 +1,10 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import type { AuditChainHead } from '../database';
-import { eventHash, GENESIS_HASH } from './audit-chain';
-import { AuditRepository } from './audit.repository';
+import { eventHash, eventLeafHash, GENESIS_HASH } from './audit-chain';
+import { AuditRepository, type DecommissionedAsset } from './audit.repository';
+import { appendLeaves, decodeFrontier, type Frontier, frontierRoot } from './merkle';
+import { AUDIT_FIELD_LIMITS, storable } from './storable';
 
 /** What the verifier found at the first broken event; the text says what can cause it. */
 export const CHAIN_PROBLEMS = {
@@ -10,6 +12,8 @@ export const CHAIN_PROBLEMS = {
   LINK_MISMATCH: 'it does not follow the event before it: an event was deleted or inserted before it',
   PAST_HEAD: 'it lies past the end of the chain: it was added outside the service',
   HEAD_MISMATCH: 'the chain head names it as the last event, but the chain ends elsewhere: events were deleted from the end, or the head was changed',
+  LEAF_MISMATCH: 'its fields (its details included) no longer give its leaf hash, or it is not at its place in the tree: it was changed',
+  TREE_MISMATCH: "the tree's right edge kept beside the head does not match the events' leaves: the tree was changed",
 } as const;
 export type ChainProblem = keyof typeof CHAIN_PROBLEMS;
 
@@ -20,9 +24,24 @@ export interface ChainVerification {
   head_hash: string;
   first_broken_event_id?: number;
   problem?: ChainProblem;
+  /** Only when some disagree: decommissioned assets whose row disagrees with the event that recorded the decision. */
+  disagreeing_assets?: AssetDisagreement[];
 }
 
-const EMPTY_HEAD: AuditChainHead = { id: 1, event_count: 0, last_event_id: 0, last_hash: GENESIS_HASH, last_occurred_at: null };
+export interface AssetDisagreement {
+  asset_id: string;
+  event_id: number;
+  /** The row's fields that disagree with the event: status, decommission_reason, authorized_by, decommissioned_at. */
+  fields: string[];
+}
+
+/**
+ * How much later than the asset row's decommissioned_at its event may be placed: the event's time is the
+ * decision's, or its predecessor's when an instance's clock ran ahead; the wait for a place is bounded too.
+ */
+const PLACE_TOLERANCE_MS = 60_000;
+
+const EMPTY_HEAD: AuditChainHead = { id: 1, event_count: 0, last_event_id: 0, last_hash: GENESIS_HASH, last_occurred_at: null, frontier: '' };
 const BATCH_SIZE = 1_000;
 /** Events checked between two turns of the event loop. */
 const YIELD_EVERY = 100;
@@ -31,6 +50,7 @@ interface Walked {
   count: number;
   lastId: number;
   lastHash: string;
+  tree: Frontier;
 }
 
 /** Walks the audit chain from its first event and says whether it is intact; the route and `npm run audit:verify` share it. */
@@ -40,7 +60,7 @@ export class AuditChainVerifier {
 
   async verify(): Promise<ChainVerification> {
     let head = await this.readHead();
-    const walked: Walked = { count: 0, lastId: 0, lastHash: GENESIS_HASH };
+    const walked: Walked = { count: 0, lastId: 0, lastHash: GENESIS_HASH, tree: { size: 0, hashes: [] } };
     for (;;) {
       const broken = await this.walk(walked, head.last_event_id);
       if (broken) {
@@ -60,7 +80,51 @@ export class AuditChainVerifier {
     if (walked.count !== head.event_count || walked.lastId !== head.last_event_id || walked.lastHash !== head.last_hash) {
       return this.broken(head, head.last_event_id, 'HEAD_MISMATCH');
     }
+    if (walked.tree.hashes.join() !== decodeFrontier(head.frontier).join()) {
+      return this.broken(head, head.last_event_id, 'TREE_MISMATCH');
+    }
+    const disagreeing = await this.crossCheckAssets();
+    if (disagreeing.length > 0) {
+      return { state: 'broken', length: head.event_count, head_hash: head.last_hash, disagreeing_assets: disagreeing };
+    }
     return { state: 'intact', length: head.event_count, head_hash: head.last_hash };
+  }
+
+  /**
+   * The root of the tree of the first `size` events, from their leaves recomputed from their fields (not
+   * from the stored hashes); undefined when there are fewer. A trail rebuilt with fresh hashes gives another.
+   */
+  async rootOfFirst(size: number): Promise<string | undefined> {
+    let tree: Frontier = { size: 0, hashes: [] };
+    let afterId = 0;
+    while (tree.size < size) {
+      const events = await this.repository.findChainSegment(afterId, Math.min(BATCH_SIZE, size - tree.size));
+      if (events.length === 0) {
+        return undefined;
+      }
+      tree = appendLeaves(tree, events.map(eventLeafHash)).frontier;
+      afterId = events[events.length - 1].id;
+    }
+    return frontierRoot(tree.hashes);
+  }
+
+  /** Every asset with an allowed decommission event: its row must still say what that event recorded. */
+  private async crossCheckAssets(): Promise<AssetDisagreement[]> {
+    const disagreeing: AssetDisagreement[] = [];
+    let after = '';
+    for (;;) {
+      const rows = await this.repository.findDecommissions(after, BATCH_SIZE);
+      for (const row of rows) {
+        const fields = disagreeingFields(row);
+        if (fields.length > 0) {
+          disagreeing.push({ asset_id: row.asset_id, event_id: row.event_id, fields });
+        }
+      }
+      if (rows.length < BATCH_SIZE) {
+        return disagreeing;
+      }
+      after = rows[rows.length - 1].asset_id;
+    }
   }
 
   /** Checks each event after `walked` up to `throughId`, in batches; returns the first that fails. */
@@ -79,6 +143,11 @@ export class AuditChainVerifier {
         if (event.prev_hash !== walked.lastHash) {
           return { id: event.id, problem: 'LINK_MISMATCH' };
         }
+        const leaf = eventLeafHash(event);
+        if (leaf !== event.leaf_hash || event.leaf_index !== walked.count) {
+          return { id: event.id, problem: 'LEAF_MISMATCH' };
+        }
+        walked.tree = appendLeaves(walked.tree, [leaf]).frontier;
         walked.count++;
         walked.lastId = event.id;
         walked.lastHash = event.hash;
@@ -97,4 +166,27 @@ export class AuditChainVerifier {
   private broken(head: AuditChainHead, eventId: number, problem: ChainProblem): ChainVerification {
     return { state: 'broken', length: head.event_count, head_hash: head.last_hash, first_broken_event_id: eventId, problem };
   }
+}
+
+/** Which of the row's fields disagree with the decision its event recorded; events recorded before details existed say nothing of reason and officer. */
+function disagreeingFields(row: DecommissionedAsset): string[] {
+  const fields: string[] = [];
+  if (row.status !== 'decommissioned') {
+    fields.push('status');
+  }
+  if (row.event_details !== null) {
+    const details = JSON.parse(row.event_details) as { reason: string; authorized_by: string };
+    const recorded = (value: string | null) => (value === null ? null : storable(value, AUDIT_FIELD_LIMITS.detail));
+    if (recorded(row.decommission_reason) !== details.reason) {
+      fields.push('decommission_reason');
+    }
+    if (recorded(row.authorized_by) !== details.authorized_by) {
+      fields.push('authorized_by');
+    }
+  }
+  const lead = Date.parse(row.event_occurred_at) - Date.parse(row.decommissioned_at ?? '');
+  if (!(lead >= 0 && lead <= PLACE_TOLERANCE_MS)) {
+    fields.push('decommissioned_at');
+  }
+  return fields;
 }

@@ -8,4 +8,11 @@ export interface AuditEntry {
   reason?: DenialReason;
   actor?: Actor;
   origin: RequestOrigin;
+  /** An allowed decommission's reason and authorising officer, as the request gave them. */
+  details?: DecisionDetails;
+}
+
+export interface DecisionDetails {
+  reason: string;
+  authorized_by: string;
 }

@@ -1,5 +1,4 @@
-import type { AuditEventRow } from '../database';
-import type { AuditRepository } from './audit.repository';
+import { type AuditRepository, shownEvent, type ShownAuditEvent } from './audit.repository';
 
 /** Events read per query. */
 const BATCH = 1_000;
@@ -11,7 +10,7 @@ export type AuditExportStart = { afterId: number } | { since: string };
  * each batch read after the last id of the one before. Events appended meanwhile are followed to the
  * end, so a later export can go on after the last id this one gave.
  */
-export async function* auditEventBatches(repository: AuditRepository, start: AuditExportStart): AsyncGenerator<AuditEventRow[]> {
+export async function* auditEventBatches(repository: AuditRepository, start: AuditExportStart): AsyncGenerator<ShownAuditEvent[]> {
   let afterId: number;
   if ('since' in start) {
     const first = await repository.findFirstIdSince(start.since);
@@ -27,7 +26,7 @@ export async function* auditEventBatches(repository: AuditRepository, start: Aud
     if (events.length === 0) {
       return;
     }
-    yield events;
+    yield events.map(shownEvent);
     afterId = events[events.length - 1].id;
   }
 }

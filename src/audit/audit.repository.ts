@@ -1,10 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { type Compilable, type CompiledQuery, Kysely, type RawBuilder, sql } from 'kysely';
+import { AUDIT_ACTIONS } from '../common';
 import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, precompile, selectPage } from '../database';
-import { chainEvents, DECISION_FIELDS, HASHED_FIELDS, type UnchainedEvent } from './audit-chain';
+import { chainEvents, DECISION_FIELDS, LEAF_FIELDS, type UnchainedEvent } from './audit-chain';
+import type { DecisionDetails } from './audit-entry';
+import type { StoredNode, TreeNode } from './merkle';
 
-/** What the API shows of an event, in the order it shows it: the hashed fields, then the hash. */
-export const AUDIT_EVENT_COLUMNS = [...HASHED_FIELDS, 'hash'] as const;
+/** What the API shows of an event, in the order it shows it: the leaf's fields, then the hashes. */
+export const AUDIT_EVENT_COLUMNS = [...LEAF_FIELDS, 'hash', 'leaf_hash'] as const;
+
+export type ListedAuditEvent = Pick<AuditEventRow, (typeof AUDIT_EVENT_COLUMNS)[number]>;
+
+/** An event as the listing and the export show it: its columns in their order, `details` as the object it holds. */
+export type ShownAuditEvent = Omit<ListedAuditEvent, 'details'> & { details: DecisionDetails | null };
+
+export function shownEvent(row: ListedAuditEvent): ShownAuditEvent {
+  const shown = Object.fromEntries(AUDIT_EVENT_COLUMNS.map((column) => [column, row[column]])) as ListedAuditEvent;
+  return { ...shown, details: row.details === null ? null : (JSON.parse(row.details) as DecisionDetails) };
+}
 
 export interface AuditEventFilter {
   outcome?: AuditOutcome;
@@ -14,7 +27,7 @@ export interface AuditEventFilter {
 /** A waiting event as the decision writes it: its fields and the time of the decision. */
 export type WaitingEvent = UnchainedEvent & { recorded_at: string };
 
-const WAITING_COLUMNS = ['recorded_at', ...DECISION_FIELDS] as const satisfies readonly (keyof WaitingEvent)[];
+const WAITING_COLUMNS = ['recorded_at', ...DECISION_FIELDS, 'details'] as const satisfies readonly (keyof WaitingEvent)[];
 
 /** Waiting events, oldest first, chained after the head they were read with. */
 export interface WaitingBatch {
@@ -22,6 +35,27 @@ export interface WaitingBatch {
   events: AuditEventRow[];
   /** The head once the batch is in the chain. */
   nextHead: AuditChainHead;
+  /** The tree's subtrees the batch completes. */
+  nodes: StoredNode[];
+}
+
+/** The latest signed checkpoint, as stored. */
+export interface StoredCheckpoint {
+  treeSize: number;
+  verifierKey: string;
+  note: string;
+}
+
+/** A decommissioned asset's row beside its allowed decommission event, for the cross-check. */
+export interface DecommissionedAsset {
+  asset_id: string;
+  status: string;
+  decommission_reason: string | null;
+  authorized_by: string | null;
+  decommissioned_at: string | null;
+  event_id: number;
+  event_occurred_at: string;
+  event_details: string | null;
 }
 
 /** The name under which a waiting event's column is a value of a change's precompiled statement, apart from the change's own values. */
@@ -33,8 +67,13 @@ export type ChangeWithEventValues<Values> = Values & Record<string, unknown>;
 /** The row a change returned, and the place in the queue of the event written with it. */
 export type ChangedWithEvent<Row> = Row & { pending_id: number | string };
 
+const nodeRows = (nodes: StoredNode[]) => nodes.map(({ level, index, hash }) => ({ level, node_index: index, hash }));
+
+/** Every column an event is stored with. */
+const STORED_COLUMNS = [...AUDIT_EVENT_COLUMNS, 'leaf_index'] as const;
+
 const eventValues = (events: AuditEventRow[]) =>
-  events.map((event) => Object.fromEntries(AUDIT_EVENT_COLUMNS.map((column) => [column, event[column]])) as AuditEventRow);
+  events.map((event) => Object.fromEntries(STORED_COLUMNS.map((column) => [column, event[column]])) as AuditEventRow);
 
 /** The statements every decision and every batch runs, compiled once where their shape is fixed. */
 function appendQueries(db: Kysely<DB>) {
@@ -56,6 +95,7 @@ function appendQueries(db: Kysely<DB>) {
           'audit_chain_head.last_event_id',
           'audit_chain_head.last_hash',
           'audit_chain_head.last_occurred_at',
+          'audit_chain_head.frontier',
         ])
         .orderBy('pending_id')
         .limit(limit),
@@ -72,7 +112,13 @@ function appendQueries(db: Kysely<DB>) {
     moveHead: precompile((head: AuditChainHead) =>
       db
         .updateTable('audit_chain_head')
-        .set({ event_count: head.event_count, last_event_id: head.last_event_id, last_hash: head.last_hash, last_occurred_at: head.last_occurred_at })
+        .set({
+          event_count: head.event_count,
+          last_event_id: head.last_event_id,
+          last_hash: head.last_hash,
+          last_occurred_at: head.last_occurred_at,
+          frontier: head.frontier,
+        })
         .where('id', '=', 1),
     ),
   };
@@ -121,10 +167,10 @@ export class AuditRepository {
     if (rows.length === 0) {
       return undefined;
     }
-    const [{ id, event_count, last_event_id, last_hash, last_occurred_at }] = rows;
-    const head = { id, event_count, last_event_id, last_hash, last_occurred_at };
+    const [{ id, event_count, last_event_id, last_hash, last_occurred_at, frontier }] = rows;
+    const head = { id, event_count, last_event_id, last_hash, last_occurred_at, frontier };
     const chained = chainEvents(head, rows);
-    return { pendingIds: rows.map((row) => Number(row.pending_id)), events: chained.events, nextHead: chained.head };
+    return { pendingIds: rows.map((row) => Number(row.pending_id)), events: chained.events, nextHead: chained.head, nodes: chained.nodes };
   }
 
   /**
@@ -138,6 +184,10 @@ export class AuditRepository {
     }
     const chained = chainEvents(head, [{ ...fields, recorded_at: new Date().toISOString() }]);
     await trx.executeQuery(this.appending.insertEvent(chained.events[0]));
+    // Half the appends complete no subtree; the others one per trailing one bit of the old size.
+    if (chained.nodes.length > 0) {
+      await trx.insertInto('audit_tree_nodes').values(nodeRows(chained.nodes)).execute();
+    }
     await trx.executeQuery(this.appending.moveHead(chained.head));
   }
 
@@ -147,15 +197,20 @@ export class AuditRepository {
    * a second writer that chained from the same head fails on them rather than fork the chain.
    */
   async moveIntoChainAtOnce(executor: Kysely<DB>, batch: WaitingBatch, returned: RawBuilder<unknown>): Promise<void> {
-    await executor
+    const chaining = executor
       .with('taken', (db) => db.deleteFrom('audit_pending').where('pending_id', 'in', batch.pendingIds).returning('pending_id'))
-      .with('chained', (db) => db.insertInto('audit_events').values(eventValues(batch.events)).returning('id'))
+      .with('chained', (db) => db.insertInto('audit_events').values(eventValues(batch.events)).returning('id'));
+    // A batch of one event after an even size completes no subtree, and an INSERT needs a row.
+    const withTree =
+      batch.nodes.length === 0 ? chaining : chaining.with('grown', (db) => db.insertInto('audit_tree_nodes').values(nodeRows(batch.nodes)).returning('level'));
+    await withTree
       .updateTable('audit_chain_head')
       .set({
         event_count: batch.nextHead.event_count,
         last_event_id: batch.nextHead.last_event_id,
         last_hash: batch.nextHead.last_hash,
         last_occurred_at: batch.nextHead.last_occurred_at,
+        frontier: batch.nextHead.frontier,
       })
       .where('id', '=', 1)
       .returning(returned.as('returned'))
@@ -174,11 +229,17 @@ export class AuditRepository {
 
   /** Events in chain order after `afterId`, up to `throughId` when given. */
   findChainSegment(afterId: number, limit: number, throughId?: number): Promise<AuditEventRow[]> {
-    let events = this.db.selectFrom('audit_events').select(AUDIT_EVENT_COLUMNS).where('id', '>', afterId);
+    let events = this.db.selectFrom('audit_events').select(STORED_COLUMNS).where('id', '>', afterId);
     if (throughId !== undefined) {
       events = events.where('id', '<=', throughId);
     }
     return events.orderBy('id').limit(limit).execute();
+  }
+
+  /** The event's position in the tree, or undefined for an unknown id. */
+  async findLeafIndex(id: number): Promise<number | undefined> {
+    const row = await this.db.selectFrom('audit_events').select('leaf_index').where('id', '=', id).executeTakeFirst();
+    return row?.leaf_index;
   }
 
   /** The first event at or after the time (ISO 8601 UTC, as stored); `occurred_at` never decreases along the chain. */
@@ -194,7 +255,7 @@ export class AuditRepository {
   }
 
   /** Newest first: the chain's order, which is `id` order. */
-  findPage(filter: AuditEventFilter, limit: number, offset: number): Promise<Page<AuditEventRow>> {
+  findPage(filter: AuditEventFilter, limit: number, offset: number): Promise<Page<ListedAuditEvent>> {
     let events = this.db.selectFrom('audit_events');
     if (filter.outcome) {
       events = events.where('outcome', '=', filter.outcome);
@@ -204,4 +265,86 @@ export class AuditRepository {
     }
     return selectPage(events, (query) => query.select(AUDIT_EVENT_COLUMNS).orderBy('id', 'desc'), { limit, offset });
   }
+
+  /** The hashes of these complete subtrees: leaves from the events, the others from the stored nodes; two reads at most. */
+  async findTreeNodes(nodes: TreeNode[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    const leaves = nodes.filter((node) => node.level === 0).map((node) => node.index);
+    const interior = nodes.filter((node) => node.level > 0);
+    if (leaves.length > 0) {
+      const rows = await this.db.selectFrom('audit_events').select(['leaf_index', 'leaf_hash']).where('leaf_index', 'in', leaves).execute();
+      rows.forEach((row) => found.set(nodeKey({ level: 0, index: row.leaf_index }), row.leaf_hash));
+    }
+    if (interior.length > 0) {
+      const rows = await this.db
+        .selectFrom('audit_tree_nodes')
+        .select(['level', 'node_index', 'hash'])
+        .where((eb) => eb.or(interior.map(({ level, index }) => eb.and([eb('level', '=', level), eb('node_index', '=', index)]))))
+        .execute();
+      rows.forEach((row) => found.set(nodeKey({ level: row.level, index: Number(row.node_index) }), row.hash));
+    }
+    return found;
+  }
+
+  async findCheckpoint(): Promise<StoredCheckpoint | undefined> {
+    const row = await this.db.selectFrom('audit_checkpoint').select(['tree_size', 'verifier_key', 'note']).where('id', '=', 1).executeTakeFirst();
+    return row && { treeSize: Number(row.tree_size), verifierKey: row.verifier_key, note: row.note };
+  }
+
+  /**
+   * Stores the checkpoint unless a larger tree's is stored, or this size's by the same key: instances
+   * that sign at once write the same bytes, and a rotated key replaces the old one's at the same size.
+   */
+  async storeCheckpoint(checkpoint: StoredCheckpoint): Promise<void> {
+    const row = { id: 1, tree_size: checkpoint.treeSize, verifier_key: checkpoint.verifierKey, note: checkpoint.note };
+    await this.db
+      .insertInto('audit_checkpoint')
+      .values(row)
+      .onConflict((conflict) =>
+        conflict
+          .column('id')
+          .doUpdateSet({ tree_size: row.tree_size, verifier_key: row.verifier_key, note: row.note })
+          .where((eb) =>
+            eb.or([
+              eb('audit_checkpoint.tree_size', '<', row.tree_size),
+              eb.and([eb('audit_checkpoint.tree_size', '=', row.tree_size), eb('audit_checkpoint.verifier_key', '<>', row.verifier_key)]),
+            ]),
+          ),
+      )
+      .execute();
+  }
+
+  /** Every asset with an allowed decommission event, beside its latest such event, in asset order, after `afterAssetId`. */
+  findDecommissions(afterAssetId: string, limit: number): Promise<DecommissionedAsset[]> {
+    return this.db
+      .selectFrom('assets')
+      .innerJoin(
+        (eb) =>
+          eb
+            .selectFrom('audit_events')
+            .select((inner) => ['asset_id', inner.fn.max('id').as('event_id')])
+            .where('action', '=', AUDIT_ACTIONS.decommission)
+            .where('outcome', '=', 'allowed')
+            .groupBy('asset_id')
+            .as('latest'),
+        (join) => join.onRef('latest.asset_id', '=', 'assets.asset_id'),
+      )
+      .innerJoin('audit_events', 'audit_events.id', 'latest.event_id')
+      .select([
+        'assets.asset_id',
+        'assets.status',
+        'assets.decommission_reason',
+        'assets.authorized_by',
+        'assets.decommissioned_at',
+        'latest.event_id',
+        'audit_events.occurred_at as event_occurred_at',
+        'audit_events.details as event_details',
+      ])
+      .where('assets.asset_id', '>', afterAssetId)
+      .orderBy('assets.asset_id')
+      .limit(limit)
+      .execute();
+  }
 }
+
+export const nodeKey = ({ level, index }: TreeNode) => `${level}:${index}`;

@@ -15,8 +15,8 @@ import { DatabaseHealth, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
-import type { AuditEntry } from './audit-entry';
-import { AuditRepository, type WaitingEvent } from './audit.repository';
+import type { AuditEntry, DecisionDetails } from './audit-entry';
+import { AuditRepository, shownEvent, type WaitingEvent } from './audit.repository';
 import { AuditSequencer, type Placed } from './audit-sequencer';
 import type { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
@@ -26,7 +26,12 @@ function toWaitingEvent(entry: AuditEntry): WaitingEvent {
   return { ...toEventFields(entry), recorded_at: new Date().toISOString() };
 }
 
-function toEventFields({ action, outcome, reason, actor, origin }: AuditEntry): UnchainedEvent {
+/** The details as stored and hashed: JSON with the keys in this order, each value storable. */
+export function storedDetails({ reason, authorized_by }: DecisionDetails): string {
+  return JSON.stringify({ reason: storable(reason, AUDIT_FIELD_LIMITS.detail), authorized_by: storable(authorized_by, AUDIT_FIELD_LIMITS.detail) });
+}
+
+function toEventFields({ action, outcome, reason, actor, origin, details }: AuditEntry): UnchainedEvent {
   const optional = (value: string | null, limit: number) => (value === null ? null : storable(value, limit));
   return {
     action,
@@ -39,6 +44,7 @@ function toEventFields({ action, outcome, reason, actor, origin }: AuditEntry): 
     ip: optional(origin.ip, AUDIT_FIELD_LIMITS.ip),
     method: storable(origin.method, AUDIT_FIELD_LIMITS.method),
     path: storable(origin.path, AUDIT_FIELD_LIMITS.path),
+    details: details ? storedDetails(details) : null,
   };
 }
 
@@ -141,6 +147,6 @@ export class AuditService implements DenialRecorder {
       query.limit,
       pageOffset(query),
     );
-    return { events: rows, ...pageMeta(query, total) };
+    return { events: rows.map(shownEvent), ...pageMeta(query, total) };
   }
 }

@@ -6,6 +6,8 @@ export const AUDIT_FIELD_LIMITS = {
   method: 32,
   requestId: 128,
   ip: 64,
+  /** Each of an allowed decommission's `details`, longer than the request may send, so never cut. */
+  detail: 1024,
 } as const;
 
 /** Room kept at the end of a cut value for its marker, e.g. `…[+14976 chars]`. */

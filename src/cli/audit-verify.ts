@@ -1,32 +1,82 @@
 import 'reflect-metadata';
-import { AuditChainVerifier, AuditRepository, CHAIN_PROBLEMS } from '../audit';
-import { loadDatabaseConfig } from '../config';
+import { readFileSync } from 'node:fs';
+import { AuditChainVerifier, AuditRepository, CHAIN_PROBLEMS, type Checkpoint, openCheckpoint, parseVerifierKey, verifierKeyOf } from '../audit';
+import { loadCheckpointKeyConfig, loadDatabaseConfig } from '../config';
 import { assertMigrated, createDatabase, describeLocation } from '../database';
-import { AUDIT_VERIFY_USAGE, parseNoArguments } from './data-arguments';
+import { AUDIT_VERIFY_USAGE, parseVerifyArguments, type VerifyArguments } from './audit-arguments';
 import { runCommand } from './run-command';
 
-/** Exit code 0 and one line when the audit chain is intact; 1 and the first broken event when it is not. */
+/** The checkpoint in the file, its signature checked with the key given, or else with the service's own. */
+function readCheckpoint({ checkpoint: file, verifierKey }: VerifyArguments & { checkpoint: string }): Checkpoint {
+  const note = readFileSync(file, 'utf8');
+  let key = verifierKey;
+  if (key === undefined) {
+    const { signingKey, logOrigin } = loadCheckpointKeyConfig();
+    if (!signingKey) {
+      throw new Error('No key to check the checkpoint with: give --verifier-key, or set AUDIT_SIGNING_KEY_FILE');
+    }
+    key = verifierKeyOf(logOrigin, signingKey);
+  }
+  try {
+    return openCheckpoint(note, parseVerifierKey(key));
+  } catch (error) {
+    throw new Error(`Checkpoint ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * Exit code 0 and one line when the audit chain, its tree and the decommissioned assets agree (and the
+ * checkpoint given, if any, is the root of the first events); 1 and what is at fault otherwise.
+ */
 runCommand({
   script: 'audit:verify',
   usage: AUDIT_VERIFY_USAGE,
-  parse: parseNoArguments,
-  async run() {
+  parse: parseVerifyArguments,
+  async run(args) {
+    const checkpoint = args.checkpoint === undefined ? undefined : readCheckpoint({ ...args, checkpoint: args.checkpoint });
     const config = loadDatabaseConfig();
     const db = createDatabase(config.database);
     try {
       await assertMigrated(db);
-      const result = await new AuditChainVerifier(new AuditRepository(db)).verify();
+      const verifier = new AuditChainVerifier(new AuditRepository(db));
+      const result = await verifier.verify();
       const where = describeLocation(config.database);
-      if (result.state === 'intact') {
-        console.log(`Audit chain intact: ${result.length} events, head ${result.head_hash} (${where})`);
+      if (result.problem) {
+        console.error(
+          `Audit chain broken at event ${result.first_broken_event_id} (${result.problem}): ${CHAIN_PROBLEMS[result.problem]}. ` +
+            `The head records ${result.length} events, head ${result.head_hash} (${where})`,
+        );
+        process.exitCode = 1;
         return;
       }
-      const problem = result.problem as keyof typeof CHAIN_PROBLEMS;
-      console.error(
-        `Audit chain broken at event ${result.first_broken_event_id} (${problem}): ${CHAIN_PROBLEMS[problem]}. ` +
-          `The head records ${result.length} events, head ${result.head_hash} (${where})`,
-      );
-      process.exitCode = 1;
+      if (result.disagreeing_assets) {
+        for (const { asset_id, event_id, fields } of result.disagreeing_assets) {
+          console.error(`Asset ${asset_id} disagrees with its decommission event ${event_id} on ${fields.join(', ')}: its row was changed (${where})`);
+        }
+        process.exitCode = 1;
+        return;
+      }
+      if (checkpoint) {
+        const root = await verifier.rootOfFirst(checkpoint.size);
+        if (root === undefined) {
+          console.error(
+            `The database holds ${result.length} events, fewer than the ${checkpoint.size} of the checkpoint: ` +
+              `it was rolled back, e.g. restored from an older backup, or events were deleted (${where})`,
+          );
+          process.exitCode = 1;
+          return;
+        }
+        if (root !== checkpoint.root) {
+          console.error(
+            `The database's first ${checkpoint.size} events do not have the checkpoint's root: ` +
+              `the trail was rewritten or rebuilt since the checkpoint was signed (${where})`,
+          );
+          process.exitCode = 1;
+          return;
+        }
+      }
+      const matched = checkpoint ? `; its first ${checkpoint.size} events have the checkpoint's root` : '';
+      console.log(`Audit chain intact: ${result.length} events, head ${result.head_hash}${matched} (${where})`);
     } finally {
       await db.destroy();
     }

@@ -19,7 +19,7 @@ ${LAYOUT_OPTIONS}`;
 
 export const AUDIT_EXPORT_USAGE = `usage: npm run audit:export -- [--since <time> | --after-id <id>] [--output <file>]
 
-Writes the audit trail as NDJSON, one event a line in chain (id) order, each with prev_hash and hash.
+Writes the audit trail as NDJSON, one event a line in chain (id) order, each as GET /v1/audit/events shows it.
 
   --since <time>      from the first event at or after this ISO 8601 time (with Z or an offset) on
   --after-id <id>     from the event after this id on (the last id a previous export wrote)
@@ -30,13 +30,6 @@ export const MIGRATE_USAGE = `usage: npm run db:migrate
 
 Applies the migrations the configured database (DATABASE_URL) lacks, for deployments that start their
 instances with MIGRATE_ON_START=false. Reads only the DATABASE_* variables.
-
-  -h, --help   this text`;
-
-export const AUDIT_VERIFY_USAGE = `usage: npm run audit:verify
-
-Checks the configured database's audit chain, event by event. Exit code 0 and one line when it is
-intact; 1 and the first broken event when it is not.
 
   -h, --help   this text`;
 

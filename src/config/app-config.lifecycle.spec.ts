@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigurationError, loadAppConfig } from './app-config';
 
 const SECRET = 's'.repeat(32);
+const AUDIT_SIGNING_KEY_FILE = resolve('test/fixtures/audit-signing-key.pem');
 const load = (env: NodeJS.ProcessEnv) => loadAppConfig(env, '/srv/fleet-registry');
 
 function refuses(env: NodeJS.ProcessEnv, variable: string) {
@@ -29,8 +31,8 @@ describe('loadAppConfig: how the process runs', () => {
   });
 
   it('never seeds demo data in production unless SEED_DEMO=true', () => {
-    assert.equal(load({ NODE_ENV: 'production', JWT_SECRET: SECRET }).seedDemo, false);
-    assert.equal(load({ NODE_ENV: 'production', JWT_SECRET: SECRET, SEED_DEMO: 'true' }).seedDemo, true);
+    assert.equal(load({ NODE_ENV: 'production', JWT_SECRET: SECRET, AUDIT_SIGNING_KEY_FILE }).seedDemo, false);
+    assert.equal(load({ NODE_ENV: 'production', JWT_SECRET: SECRET, AUDIT_SIGNING_KEY_FILE, SEED_DEMO: 'true' }).seedDemo, true);
     assert.equal(load({ NODE_ENV: 'development' }).seedDemo, true);
   });
 

@@ -6,6 +6,7 @@ import { type AppConfig, ConfigurationError, loadAppConfig, loadDatabaseConfig, 
 
 const CWD = resolve('/srv/fleet-registry');
 const SECRET = 's'.repeat(32);
+const AUDIT_KEY = resolve('test/fixtures/audit-signing-key.pem');
 
 const load = (env: NodeJS.ProcessEnv) => loadAppConfig(env, CWD);
 
@@ -51,7 +52,12 @@ describe('loadAppConfig', () => {
       seedDemo: true,
       trustProxy: 0,
       rateLimit: { enabled: true, requestsPerMinute: 1_200, denialsPerMinute: 30, ipv6Prefix: 64, redisUrl: undefined },
-      audit: { batchLimit: 500, sequencerIntervalMs: 5, takeoverIntervalMs: 500, sequencingTimeoutMs: 10_000, readinessLagMs: 2_000 },
+      audit: {
+        signingKey: undefined,
+        logOrigin: 'fleet-registry.invalid/audit',
+        checkpointIntervalMs: 1_000,
+        batchLimit: 500, sequencerIntervalMs: 5, takeoverIntervalMs: 500, sequencingTimeoutMs: 10_000, readinessLagMs: 2_000,
+      },
       swaggerEnabled: true,
       corsOrigins: [],
       logLevel: 'info',
@@ -151,7 +157,16 @@ describe('loadAppConfig', () => {
 
   describe('audit sequencing', () => {
     it('batches up to 500 events, looks again after 5 ms, takes over within 500 ms, waits 10 s and is unready past 2 s by default', () => {
-      assert.deepEqual(load({}).audit, { batchLimit: 500, sequencerIntervalMs: 5, takeoverIntervalMs: 500, sequencingTimeoutMs: 10_000, readinessLagMs: 2_000 });
+      assert.deepEqual(load({}).audit, {
+        signingKey: undefined,
+        logOrigin: 'fleet-registry.invalid/audit',
+        checkpointIntervalMs: 1_000,
+        batchLimit: 500,
+        sequencerIntervalMs: 5,
+        takeoverIntervalMs: 500,
+        sequencingTimeoutMs: 10_000,
+        readinessLagMs: 2_000,
+      });
       const sut = load({
         AUDIT_BATCH_LIMIT: '100',
         AUDIT_SEQUENCER_INTERVAL_MS: '20',
@@ -159,7 +174,38 @@ describe('loadAppConfig', () => {
         AUDIT_SEQUENCING_TIMEOUT_MS: '3000',
         AUDIT_READINESS_LAG_MS: '500',
       });
-      assert.deepEqual(sut.audit, { batchLimit: 100, sequencerIntervalMs: 20, takeoverIntervalMs: 1_000, sequencingTimeoutMs: 3_000, readinessLagMs: 500 });
+      assert.deepEqual(sut.audit, {
+        signingKey: undefined,
+        logOrigin: 'fleet-registry.invalid/audit',
+        checkpointIntervalMs: 1_000,
+        batchLimit: 100,
+        sequencerIntervalMs: 20,
+        takeoverIntervalMs: 1_000,
+        sequencingTimeoutMs: 3_000,
+        readinessLagMs: 500,
+      });
+    });
+
+    it('reads the checkpoint signing key, origin and interval', () => {
+      const sut = load({ AUDIT_SIGNING_KEY_FILE: AUDIT_KEY, AUDIT_LOG_ORIGIN: 'registry.example.org/audit', AUDIT_CHECKPOINT_INTERVAL_MS: '250' }).audit;
+      assert.equal(sut.signingKey?.asymmetricKeyType, 'ed25519');
+      assert.deepEqual([sut.logOrigin, sut.checkpointIntervalMs], ['registry.example.org/audit', 250]);
+    });
+
+    it('refuses production without AUDIT_SIGNING_KEY_FILE, saying how to make one', () => {
+      refuses({ NODE_ENV: 'production', JWT_SECRET: SECRET }, 'AUDIT_SIGNING_KEY_FILE is required when NODE_ENV=production', 'openssl genpkey -algorithm ed25519');
+    });
+
+    it('refuses a missing key file, a file that is no key, and a key that is not Ed25519', () => {
+      refuses({ AUDIT_SIGNING_KEY_FILE: '/nowhere/key.pem' }, 'AUDIT_SIGNING_KEY_FILE /nowhere/key.pem: no such file');
+      refuses({ AUDIT_SIGNING_KEY_FILE: resolve('package.json') }, 'not a private key in PEM');
+      refuses({ AUDIT_SIGNING_KEY_FILE: resolve('test/fixtures/rsa-private-key.pem') }, 'an Ed25519 key is needed, this is rsa');
+    });
+
+    it('refuses an origin with a space or a "+", and an interval out of 100..3600000', () => {
+      refuses({ AUDIT_LOG_ORIGIN: 'my log' }, 'AUDIT_LOG_ORIGIN');
+      refuses({ AUDIT_LOG_ORIGIN: 'a+b' }, 'AUDIT_LOG_ORIGIN');
+      refuses({ AUDIT_CHECKPOINT_INTERVAL_MS: '99' }, 'AUDIT_CHECKPOINT_INTERVAL_MS');
     });
 
     it('refuses values out of range, and a wait no longer than the takeover interval', () => {
@@ -216,7 +262,7 @@ describe('loadAppConfig', () => {
     });
 
     it('runs in production with a JWT_SECRET', () => {
-      const config = load({ NODE_ENV: 'production', JWT_SECRET: SECRET });
+      const config = load({ NODE_ENV: 'production', JWT_SECRET: SECRET, AUDIT_SIGNING_KEY_FILE: resolve('test/fixtures/audit-signing-key.pem') });
 
       assert.equal(config.production, true);
       assert.deepEqual(config.jwt.secrets, [{ value: SECRET }]);

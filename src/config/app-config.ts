@@ -1,3 +1,5 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
@@ -118,6 +120,12 @@ export interface AuditConfig {
   sequencingTimeoutMs: number;
   /** Readiness fails while one of this instance's events has waited longer than this for its place. */
   readinessLagMs: number;
+  /** The Ed25519 key that signs checkpoints; absent outside production: one is generated (see audit-signing-key.ts). */
+  signingKey?: KeyObject;
+  /** The checkpoints' origin line, also the signing key's name. */
+  logOrigin: string;
+  /** A checkpoint is signed at most this often, when the tree has grown. */
+  checkpointIntervalMs: number;
 }
 
 export class ConfigurationError extends Error {}
@@ -324,6 +332,18 @@ class EnvironmentVariables {
   AUDIT_READINESS_LAG_MS?: number;
 
   @IsOptional()
+  AUDIT_SIGNING_KEY_FILE?: string;
+
+  @IsOptional()
+  @Matches(/^[\x21-\x2a\x2c-\x7e]{1,255}$/, { message: 'AUDIT_LOG_ORIGIN must be printable ASCII without spaces or "+", such as registry.example.org/audit' })
+  AUDIT_LOG_ORIGIN?: string;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(100, 3_600_000)
+  AUDIT_CHECKPOINT_INTERVAL_MS?: number;
+
+  @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must look like redis://host:6379' })
   REDIS_URL?: string;
 }
@@ -346,14 +366,39 @@ function postgresTimeouts(vars: EnvironmentVariables): PostgresTimeouts {
   };
 }
 
-function auditConfig(vars: EnvironmentVariables): AuditConfig {
+/** Names this service's log; a deployment sets its own, unique to it, so that witnesses never mix two logs. */
+const DEFAULT_LOG_ORIGIN = 'fleet-registry.invalid/audit';
+
+function readSigningKey(file: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'not a private key in PEM';
+    throw new ConfigurationError(`Invalid configuration: AUDIT_SIGNING_KEY_FILE ${file}: ${reason}`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    throw new ConfigurationError(`Invalid configuration: AUDIT_SIGNING_KEY_FILE ${file}: an Ed25519 key is needed, this is ${key.asymmetricKeyType}`);
+  }
+  return key;
+}
+
+function auditConfig(vars: EnvironmentVariables, cwd: string): AuditConfig {
   const takeoverIntervalMs = vars.AUDIT_TAKEOVER_INTERVAL_MS ?? 500;
   const sequencingTimeoutMs = vars.AUDIT_SEQUENCING_TIMEOUT_MS ?? 10_000;
   // A sequencer that dies is replaced within one takeover interval; a wait shorter than that fails every decision meanwhile.
   if (sequencingTimeoutMs <= takeoverIntervalMs) {
     throw new ConfigurationError('Invalid configuration: AUDIT_SEQUENCING_TIMEOUT_MS must be greater than AUDIT_TAKEOVER_INTERVAL_MS');
   }
+  if (vars.NODE_ENV === 'production' && !vars.AUDIT_SIGNING_KEY_FILE) {
+    throw new ConfigurationError(
+      'Invalid configuration: AUDIT_SIGNING_KEY_FILE is required when NODE_ENV=production: the path of an Ed25519 private key in PKCS#8 PEM (openssl genpkey -algorithm ed25519 -out audit-signing-key.pem)',
+    );
+  }
   return {
+    signingKey: vars.AUDIT_SIGNING_KEY_FILE === undefined ? undefined : readSigningKey(resolve(cwd, vars.AUDIT_SIGNING_KEY_FILE)),
+    logOrigin: vars.AUDIT_LOG_ORIGIN ?? DEFAULT_LOG_ORIGIN,
+    checkpointIntervalMs: vars.AUDIT_CHECKPOINT_INTERVAL_MS ?? 1_000,
     batchLimit: vars.AUDIT_BATCH_LIMIT ?? 500,
     sequencerIntervalMs: vars.AUDIT_SEQUENCER_INTERVAL_MS ?? 5,
     takeoverIntervalMs,
@@ -466,6 +511,15 @@ export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env, cwd = p
   return { dataDir, database: databaseLocation(vars, dataDir, cwd), migrateOnStart: vars.MIGRATE_ON_START !== 'false' };
 }
 
+/** What audit:verify --checkpoint reads to check a checkpoint's signature by default: the service's key and its name. */
+export type CheckpointKeyConfig = Pick<AuditConfig, 'signingKey' | 'logOrigin'>;
+
+export function loadCheckpointKeyConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): CheckpointKeyConfig {
+  const vars = readVariables(env, /^(AUDIT_SIGNING_KEY_FILE|AUDIT_LOG_ORIGIN)$/);
+  const { signingKey, logOrigin } = auditConfig(vars, cwd);
+  return { signingKey, logOrigin };
+}
+
 /** What the token command reads: the keys, and where a generated secret lives. */
 export type TokenConfig = Pick<AppConfig, 'dataDir' | 'jwt'>;
 
@@ -500,7 +554,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
       ipv6Prefix: vars.RATE_LIMIT_IPV6_PREFIX ?? 64,
       redisUrl: vars.REDIS_URL,
     },
-    audit: auditConfig(vars),
+    audit: auditConfig(vars, cwd),
     swaggerEnabled: vars.SWAGGER_ENABLED !== 'false',
     corsOrigins: vars.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
     logLevel: vars.LOG_LEVEL ?? 'info',

@@ -1,5 +1,5 @@
 export { APP_CONFIG, ConfigModule } from './config.module';
-export { ConfigurationError, loadAppConfig, loadDatabaseConfig, loadTokenConfig, LOG_LEVELS } from './app-config';
+export { ConfigurationError, loadAppConfig, loadCheckpointKeyConfig, loadDatabaseConfig, loadTokenConfig, LOG_LEVELS } from './app-config';
 export { algorithmOf, privateTokenKey, publicTokenKey, readPem, type TokenAlgorithm, type TokenKey } from './token-keys';
 export type {
   AppConfig,

@@ -114,8 +114,9 @@ describe('loadAppConfig: token keys and rules', () => {
   }
 
   it('runs in production with only JWT_PUBLIC_KEY or only JWT_JWKS_URL, and refuses none of the three', () => {
-    assert.deepEqual(jwt({ NODE_ENV: 'production', JWT_PUBLIC_KEY: PEM }).secrets, []);
-    assert.equal(jwt({ NODE_ENV: 'production', JWT_JWKS_URL: 'https://idp.example/jwks' }).publicKeys.length, 0);
+    const AUDIT_SIGNING_KEY_FILE = join(process.cwd(), 'test/fixtures/audit-signing-key.pem');
+    assert.deepEqual(jwt({ NODE_ENV: 'production', AUDIT_SIGNING_KEY_FILE, JWT_PUBLIC_KEY: PEM }).secrets, []);
+    assert.equal(jwt({ NODE_ENV: 'production', AUDIT_SIGNING_KEY_FILE, JWT_JWKS_URL: 'https://idp.example/jwks' }).publicKeys.length, 0);
     refuses({ NODE_ENV: 'production' }, 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_JWKS_URL');
   });
 });

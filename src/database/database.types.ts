@@ -43,6 +43,8 @@ export interface AuditDecisionFields {
   ip: string | null;
   method: string;
   path: string;
+  /** An allowed decommission's `{"reason", "authorized_by"}` as JSON text, in that key order; null in other events. */
+  details: string | null;
 }
 
 /** Events form a hash chain in `id` order: see src/audit/audit-chain.ts. */
@@ -54,6 +56,10 @@ export interface AuditEventsTable extends AuditDecisionFields {
   prev_hash: string;
   /** SHA-256 (hex) of the event's fields and `prev_hash`. */
   hash: string;
+  /** The event's RFC 9162 leaf hash in the audit tree (base64): see src/audit/audit-chain.ts. */
+  leaf_hash: string;
+  /** The event's zero-based position in the tree: its id less any gaps left before the chain existed. */
+  leaf_index: number;
 }
 
 /**
@@ -75,6 +81,25 @@ export interface AuditChainHeadTable {
   last_event_id: number;
   last_hash: string;
   last_occurred_at: string | null;
+  /** The audit tree's right edge: its complete subtrees' hashes, largest first, joined by commas (src/audit/merkle.ts). */
+  frontier: string;
+}
+
+/** The audit tree's complete subtrees of 2^level leaves (level >= 1; leaves are audit_events.leaf_hash), for proofs. */
+export interface AuditTreeNodesTable {
+  level: number;
+  /** The subtree covers leaves node_index * 2^level up to the next. */
+  node_index: number;
+  hash: string;
+}
+
+/** One row (`id` = 1): the latest signed checkpoint, which every instance serves. */
+export interface AuditCheckpointTable {
+  id: number;
+  tree_size: number;
+  /** The C2SP verifier key of the key that signed it. */
+  verifier_key: string;
+  note: string;
 }
 
 /** The `vessel_counts` key whose row counts every vessel; migration 003 wrote it, so it never changes. */
@@ -101,6 +126,8 @@ export interface DB {
   audit_events: AuditEventsTable;
   audit_chain_head: AuditChainHeadTable;
   audit_pending: AuditPendingTable;
+  audit_tree_nodes: AuditTreeNodesTable;
+  audit_checkpoint: AuditCheckpointTable;
 }
 
 export type AssetRow = Selectable<AssetsTable>;

@@ -20,14 +20,17 @@ export function routesOf(document: OpenAPIObject): Route[] {
   );
 }
 
-/** The path with each parameter set to its documented example, so only the token decides the answer. */
+/** The path with each path parameter and each required query parameter set to its documented example, so only the token decides the answer. */
 export function concretePath({ path, operation }: Route): string {
-  return path.replace(/\{(\w+)\}/g, (_match, name: string) => {
-    const parameter = (operation.parameters as ParameterObject[] | undefined)?.find((p) => p.name === name);
+  const parameters = (operation.parameters as ParameterObject[] | undefined) ?? [];
+  const exampleOf = (parameter: ParameterObject | undefined, name: string) => {
     const example: unknown = (parameter?.schema as { example?: unknown } | undefined)?.example ?? parameter?.example;
     assert.ok(example !== undefined, `${path}: parameter ${name} documents an example`);
     return encodeURIComponent(typeof example === 'string' ? example : JSON.stringify(example));
-  });
+  };
+  const concrete = path.replace(/\{(\w+)\}/g, (_match, name: string) => exampleOf(parameters.find((p) => p.name === name), name));
+  const query = parameters.filter((p) => p.in === 'query' && p.required).map((p) => `${p.name}=${exampleOf(p, p.name)}`);
+  return query.length === 0 ? concrete : `${concrete}?${query.join('&')}`;
 }
 
 export const isPublic = (operation: OperationObject) => Array.isArray(operation.security) && operation.security.length === 0;

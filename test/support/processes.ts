@@ -13,6 +13,7 @@ export const SCRIPTS = {
   auditExport: join(__dirname, '..', '..', 'src', 'cli', 'audit-export.js'),
   migrate: join(__dirname, '..', '..', 'src', 'cli', 'migrate.js'),
   auditVerify: join(__dirname, '..', '..', 'src', 'cli', 'audit-verify.js'),
+  auditWitness: join(__dirname, '..', '..', 'src', 'cli', 'audit-witness.js'),
 };
 
 export interface RunResult {

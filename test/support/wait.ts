@@ -21,3 +21,12 @@ export async function waitFor<T>(value: () => Promise<T | undefined>, attempts =
   }
   assert.fail(`nothing came after ${attempts} tries`);
 }
+
+/** Polls until `done()` resolves true; past `timeoutMs`, fails with `failure`. */
+export async function eventually(done: () => Promise<boolean>, failure: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    assert.ok(Date.now() < deadline, failure);
+    await sleep(20);
+  }
+}

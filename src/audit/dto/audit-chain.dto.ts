@@ -4,6 +4,17 @@ import { CHAIN_PROBLEMS, type ChainProblem } from '../audit-chain.verifier';
 
 const STATES = ['intact', 'broken'] as const;
 
+export class AssetDisagreementDto {
+  @ApiProperty({ example: 'TIE-0001' })
+  asset_id!: string;
+
+  @ApiProperty({ type: 'integer', example: 57, description: 'The allowed decommission event the row disagrees with' })
+  event_id!: number;
+
+  @ApiProperty({ type: [String], example: ['authorized_by'], description: 'Of status, decommission_reason, authorized_by, decommissioned_at' })
+  fields!: string[];
+}
+
 export class AuditChainVerificationDto {
   @ApiProperty({ enum: STATES })
   state!: (typeof STATES)[number];
@@ -27,6 +38,12 @@ export class AuditChainVerificationDto {
       .join(' ')}`,
   })
   problem?: ChainProblem;
+
+  @ApiPropertyOptional({
+    type: [AssetDisagreementDto],
+    description: 'Only when the chain and tree are intact but some decommissioned asset rows disagree with the allowed decommission event that recorded them',
+  })
+  disagreeing_assets?: AssetDisagreementDto[];
 }
 
 export class AuditChainVerificationResponseDto extends SuccessEnvelope(AuditChainVerificationDto) {}

@@ -16,6 +16,14 @@ export class ListAuditEventsQueryDto extends PageQueryDto {
   readonly asset_id?: string;
 }
 
+export class AuditDecisionDetailsDto {
+  @ApiProperty({ example: 'Damaged beyond repair during the Battle of Yavin' })
+  reason!: string;
+
+  @ApiProperty({ example: 'Grand Moff Tarkin' })
+  authorized_by!: string;
+}
+
 export class AuditEventDto {
   @ApiProperty({ type: 'integer', example: 42, description: 'Position in the audit chain' })
   id!: number;
@@ -57,10 +65,23 @@ export class AuditEventDto {
   prev_hash!: string;
 
   @ApiProperty({
+    type: AuditDecisionDetailsDto,
+    nullable: true,
+    description: "An allowed decommission's reason and authorising officer, as the request gave them; null in other events",
+  })
+  details!: AuditDecisionDetailsDto | null;
+
+  @ApiProperty({
     example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
-    description: 'SHA-256 (hex) of the JSON array of the fields above, in their order here, and prev_hash',
+    description: 'SHA-256 (hex) of the JSON array of the fields above from id to prev_hash, in their order here',
   })
   hash!: string;
+
+  @ApiProperty({
+    example: 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
+    description: 'RFC 9162 leaf hash (base64): SHA-256 of 0x00 and the UTF-8 JSON array of the fields from id to details, in their order here',
+  })
+  leaf_hash!: string;
 }
 
 export class AuditEventPageDto extends PageOf('events', AuditEventDto) {}

@@ -1,0 +1,94 @@
+import { createHash, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
+
+/**
+ * C2SP signed notes (https://c2sp.org/signed-note) holding a tlog-checkpoint
+ * (https://c2sp.org/tlog-checkpoint), signed with Ed25519 (signature type 0x01).
+ */
+
+/** What a checkpoint says: the log, the tree's size and its root (standard base64). */
+export interface Checkpoint {
+  origin: string;
+  size: number;
+  root: string;
+}
+
+/** A key that checks notes: its name, 4-byte id and public key. */
+export interface NoteVerifier {
+  name: string;
+  keyId: Buffer;
+  publicKey: KeyObject;
+}
+
+const ED25519 = 0x01;
+/** A key name or origin: printable, no spaces and no "+" (the verifier key's separator). */
+export const KEY_NAME = /^[\x21-\x2a\x2c-\x7e]+$/;
+
+export class NoteError extends Error {}
+
+function rawPublicKey(key: KeyObject): Buffer {
+  return Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x as string, 'base64url');
+}
+
+/** The first 4 bytes of SHA-256(key name || 0x0A || 0x01 || public key). */
+function keyIdOf(name: string, raw: Buffer): Buffer {
+  return createHash('sha256')
+    .update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([ED25519]), raw]))
+    .digest()
+    .subarray(0, 4);
+}
+
+/** `<name>+<key id, 8 hex digits>+<base64(0x01 || public key)>`. */
+export function verifierKeyOf(name: string, key: KeyObject): string {
+  const raw = rawPublicKey(key);
+  return `${name}+${keyIdOf(name, raw).toString('hex')}+${Buffer.concat([Buffer.from([ED25519]), raw]).toString('base64')}`;
+}
+
+export function parseVerifierKey(text: string): NoteVerifier {
+  // The key's base64 may hold "+" too: the name and the id are the first two fields.
+  const [name, id, ...keyParts] = text.trim().split('+');
+  const key = keyParts.join('+');
+  const bytes = Buffer.from(key, 'base64');
+  if (!KEY_NAME.test(name) || !/^[0-9a-f]{8}$/.test(id ?? '') || !/^[A-Za-z0-9+/]{44}$/.test(key) || bytes.length !== 33 || bytes[0] !== ED25519) {
+    throw new NoteError('not an Ed25519 verifier key of the form <name>+<8 hex digits>+<base64 of 0x01 and the 32-byte key>');
+  }
+  const raw = bytes.subarray(1);
+  if (!keyIdOf(name, raw).equals(Buffer.from(id, 'hex'))) {
+    throw new NoteError(`the verifier key's id ${id} does not match its name and key`);
+  }
+  return { name, keyId: Buffer.from(id, 'hex'), publicKey: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' }) };
+}
+
+/** The checkpoint as a note signed by `name`'s key; the same checkpoint and key give the same bytes (Ed25519 is deterministic). */
+export function signCheckpoint({ origin, size, root }: Checkpoint, name: string, key: KeyObject): string {
+  const body = `${origin}\n${size}\n${root}\n`;
+  const signature = Buffer.concat([keyIdOf(name, rawPublicKey(key)), sign(null, Buffer.from(body), key)]);
+  return `${body}\n\u2014 ${name} ${signature.toString('base64')}\n`;
+}
+
+/** The checkpoint of a note that `verifier` signed; a NoteError saying what is wrong otherwise. */
+export function openCheckpoint(note: string, verifier: NoteVerifier): Checkpoint {
+  const split = note.indexOf('\n\n');
+  if (split < 0 || !note.endsWith('\n')) {
+    throw new NoteError('not a signed note: no blank line between the text and its signatures, or no final newline');
+  }
+  const body = note.slice(0, split + 1);
+  const signatures = note.slice(split + 2, -1).split('\n');
+  const signed = signatures.some((line) => {
+    const match = /^\u2014 (\S+) ([A-Za-z0-9+/]+=*)$/.exec(line);
+    const bytes = Buffer.from(match?.[2] ?? '', 'base64');
+    return (
+      match?.[1] === verifier.name &&
+      bytes.length === 68 &&
+      bytes.subarray(0, 4).equals(verifier.keyId) &&
+      verify(null, Buffer.from(body), verifier.publicKey, bytes.subarray(4))
+    );
+  });
+  if (!signed) {
+    throw new NoteError(`the checkpoint carries no valid signature by the key ${verifier.name}+${verifier.keyId.toString('hex')}`);
+  }
+  const [origin, size, root, ...extensions] = body.slice(0, -1).split('\n');
+  if (!/^(0|[1-9]\d{0,15})$/.test(size ?? '') || !/^[A-Za-z0-9+/]{43}=$/.test(root ?? '') || origin === '' || extensions.some((line) => line === '')) {
+    throw new NoteError('the signed note is not a checkpoint: origin, tree size in decimal, root hash in base64');
+  }
+  return { origin, size: Number(size), root };
+}

@@ -1,0 +1,101 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Checkpoint, openCheckpoint, parseVerifierKey, verifyConsistency } from '../audit';
+import { AUDIT_WITNESS_USAGE, parseWitnessArguments, type WitnessArguments } from './audit-arguments';
+import { runCommand } from './run-command';
+
+/** What a witness keeps between runs: the key it checks with and the last checkpoint it accepted. */
+interface WitnessState {
+  verifier_key: string;
+  checkpoint: string;
+}
+
+async function readState(file: string): Promise<WitnessState | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return undefined;
+    }
+    throw error;
+  }
+  const state = JSON.parse(text) as Partial<WitnessState>;
+  if (typeof state.verifier_key !== 'string' || typeof state.checkpoint !== 'string') {
+    throw new Error(`${file} is not a witness state file: it needs verifier_key and checkpoint`);
+  }
+  return state as WitnessState;
+}
+
+/** Written beside and renamed over, so a witness killed mid-write leaves the old state whole. */
+async function writeState(file: string, state: WitnessState): Promise<void> {
+  await writeFile(`${file}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+  await rename(`${file}.tmp`, file);
+}
+
+async function get(args: WitnessArguments, path: string): Promise<Response> {
+  const response = await fetch(new URL(path, args.url), { headers: { Authorization: `Bearer ${args.token}` } });
+  if (!response.ok) {
+    const body = await response.text();
+    let message = body;
+    try {
+      message = (JSON.parse(body) as { message?: string }).message ?? body;
+    } catch {
+      // not the service's error body: show it as it came
+    }
+    throw new Error(`GET ${path} answered ${response.status}: ${message}`);
+  }
+  return response;
+}
+
+/**
+ * Accepts the service's latest checkpoint only if its signature is good and it extends the one accepted
+ * last (a consistency proof); only then stores it. Any other outcome leaves the state file as it was.
+ */
+async function witness(args: WitnessArguments): Promise<void> {
+  const state = await readState(args.state);
+  const verifierKey = args.verifierKey ?? state?.verifier_key ?? (await (await get(args, '/v1/audit/checkpoint/verifier-key')).text()).trim();
+  const verifier = parseVerifierKey(verifierKey);
+  const note = await (await get(args, '/v1/audit/checkpoint')).text();
+  const latest = openCheckpoint(note, verifier);
+  if (state) {
+    const previous = openCheckpoint(state.checkpoint, parseVerifierKey(state.verifier_key));
+    const grew = previous.size > 0 && latest.size > previous.size;
+    assertExtends(previous, latest, grew ? await consistencyPath(args, previous.size, latest.size) : []);
+  }
+  await writeState(args.state, { verifier_key: verifierKey, checkpoint: note });
+  console.log(`Witnessed ${latest.origin} at ${latest.size} events, root ${latest.root}${state ? '' : ' (first checkpoint: trusted as it is)'}`);
+}
+
+async function consistencyPath(args: WitnessArguments, first: number, second: number): Promise<string[]> {
+  const reply = await get(args, `/v1/audit/consistency-proof?first=${first}&second=${second}`);
+  return ((await reply.json()) as { data: { consistency_path: string[] } }).data.consistency_path;
+}
+
+function assertExtends(previous: Checkpoint, latest: Checkpoint, proof: string[]): void {
+  if (latest.origin !== previous.origin) {
+    throw new Error(`The checkpoint is of the log ${latest.origin}, not of ${previous.origin} that this state file witnesses`);
+  }
+  if (latest.size < previous.size) {
+    throw new Error(`The log shrank from ${previous.size} to ${latest.size} events: it was rolled back, e.g. restored from an older backup`);
+  }
+  if (latest.size === previous.size && latest.root !== previous.root) {
+    throw new Error(`The log has ${latest.size} events as before but another root: its history was rewritten`);
+  }
+  if (previous.size > 0 && latest.size > previous.size && !verifyConsistency(previous.size, latest.size, previous.root, latest.root, proof)) {
+    throw new Error(`The consistency proof from ${previous.size} to ${latest.size} events fails: the new tree does not extend the one witnessed, its history was rewritten`);
+  }
+}
+
+runCommand({
+  script: 'audit:witness',
+  usage: AUDIT_WITNESS_USAGE,
+  parse: parseWitnessArguments,
+  async run(args) {
+    await witness(args);
+    while (args.watchSeconds !== undefined) {
+      await sleep(args.watchSeconds * 1000);
+      await witness(args);
+    }
+  },
+});
