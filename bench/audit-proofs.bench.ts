@@ -20,7 +20,7 @@ import { createTestDatabase } from '../test/support/databases';
 
 const TARGET_P99_MS = 20;
 const SAMPLES = 2_000;
-const LOAD_BATCH = 2_000;
+const LOAD_BATCH = 1_000;
 
 async function load(db: Kysely<DB>, events: number): Promise<void> {
   let tree: Frontier = { size: 0, hashes: [] };

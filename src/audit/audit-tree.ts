@@ -104,15 +104,6 @@ export class AuditTree implements OnApplicationBootstrap, OnApplicationShutdown 
     return { first, second, consistency_path: path };
   }
 
-  /** The root of the tree of the first `size` events, as stored; undefined when the tree is smaller. */
-  async rootAt(size: number): Promise<string | undefined> {
-    const head = await this.repository.findChainHead();
-    if (size > (head?.event_count ?? 0)) {
-      return undefined;
-    }
-    return (await this.read([rootPlan(size)]))[0][0];
-  }
-
   private async assertWithinTree(field: string, size: number): Promise<void> {
     const treeSize = (await this.repository.findChainHead())?.event_count ?? 0;
     if (size > treeSize) {

@@ -21,7 +21,7 @@ export interface NoteVerifier {
 
 const ED25519 = 0x01;
 /** A key name or origin: printable, no spaces and no "+" (the verifier key's separator). */
-export const KEY_NAME = /^[\x21-\x2a\x2c-\x7e]+$/;
+const KEY_NAME = /^[\x21-\x2a\x2c-\x7e]+$/;
 
 export class NoteError extends Error {}
 

@@ -5,5 +5,5 @@ export type { AuditEntry } from './audit-entry';
 export { AuditChainVerifier, CHAIN_PROBLEMS } from './audit-chain.verifier';
 export { AuditRepository } from './audit.repository';
 export { auditEventBatches, type AuditExportStart } from './audit-export';
-export { type Checkpoint, NoteError, openCheckpoint, parseVerifierKey, verifierKeyOf } from './checkpoint-note';
+export { type Checkpoint, openCheckpoint, parseVerifierKey, verifierKeyOf } from './checkpoint-note';
 export { verifyConsistency } from './merkle';

@@ -13,7 +13,6 @@ import {
   rootPlan,
   type TreeNode,
   verifyConsistency,
-  verifyInclusion,
 } from './merkle';
 
 const LEAVES = Array.from({ length: 40 }, (_, index) => leafHash(Buffer.from(`event ${index}`)));
@@ -25,6 +24,14 @@ function mth(leaves: string[]): string {
   let k = 1;
   while (k * 2 < leaves.length) k *= 2;
   return nodeHash(mth(leaves.slice(0, k)), mth(leaves.slice(k)));
+}
+
+/** RFC 9162 PATH(m, D[n]) straight from its definition. */
+function path(m: number, leaves: string[]): string[] {
+  if (leaves.length <= 1) return [];
+  let k = 1;
+  while (k * 2 < leaves.length) k *= 2;
+  return m < k ? [...path(m, leaves.slice(0, k)), mth(leaves.slice(k))] : [...path(m - k, leaves.slice(k)), mth(leaves.slice(0, k))];
 }
 
 /** The plan's hashes, reading each complete subtree from the leaves, and how many it read. */
@@ -60,16 +67,13 @@ describe('the Merkle tree', () => {
     }
   });
 
-  it('builds inclusion paths that verify, from O(log n) subtrees, and refuses a wrong leaf, index or root', () => {
+  it('builds the RFC 9162 inclusion path and root of every leaf in every tree, from O(log n) subtrees', () => {
     for (let size = 1; size <= LEAVES.length; size++) {
-      const root = run(rootPlan(size)).hashes[0];
-      assert.equal(root, mth(LEAVES.slice(0, size)));
+      assert.equal(run(rootPlan(size)).hashes[0], mth(LEAVES.slice(0, size)));
       for (let index = 0; index < size; index++) {
         const { hashes, reads } = run(inclusionPlan(index, size));
-        assert.ok(verifyInclusion(index, size, LEAVES[index], hashes, root), `${index} in ${size}`);
+        assert.deepEqual(hashes, path(index, LEAVES.slice(0, size)), `${index} in ${size}`);
         assert.ok(reads <= 2 * Math.ceil(Math.log2(size)) + 1, `${reads} reads for ${size}`);
-        assert.equal(verifyInclusion(index, size, LEAVES[(index + 1) % 40], hashes, root), false);
-        if (size > 1) assert.equal(verifyInclusion((index + 1) % size, size, LEAVES[index], hashes, root), false);
       }
     }
   });

@@ -149,33 +149,6 @@ export const leafPlan = (index: number) => planFor([{ start: index, end: index +
 /** The root of the tree of `size` leaves, from its complete subtrees. */
 export const rootPlan = (size: number) => planFor(size === 0 ? [] : [{ start: 0, end: size }]);
 
-/** RFC 9162 2.1.3.2: whether `path` proves leaf `index` in the tree of `size` leaves with `root`. */
-export function verifyInclusion(index: number, size: number, leaf: string, path: readonly string[], root: string): boolean {
-  if (index >= size) {
-    return false;
-  }
-  let fn = index;
-  let sn = size - 1;
-  let r = leaf;
-  for (const p of path) {
-    if (sn === 0) {
-      return false;
-    }
-    if (fn % 2 === 1 || fn === sn) {
-      r = nodeHash(p, r);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = Math.floor(fn / 2);
-        sn = Math.floor(sn / 2);
-      }
-    } else {
-      r = nodeHash(r, p);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && r === root;
-}
-
 /** RFC 9162 2.1.4.2: whether `path` proves the tree (`second`, `secondRoot`) extends (`first`, `firstRoot`). */
 export function verifyConsistency(first: number, second: number, firstRoot: string, secondRoot: string, path: readonly string[]): boolean {
   if (first > second) {
