@@ -3,8 +3,8 @@ import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { readRecords, writeRecords } from '.';
 import type { RecordKind } from '../record-kinds';
-import { MAX_RECORD_BYTES, MAX_RECORD_DEPTH, readJsonRecords } from './json-records';
-import { type SourceItem, type SourceProblem, UnreadableFileError } from './record-source';
+import { MAX_RECORD_DEPTH, readJsonRecords } from './json-records';
+import { MAX_RECORD_BYTES, type SourceItem, type SourceProblem, UnreadableFileError } from './record-source';
 
 /** Each record with its place named, as messages name it. */
 type Found = { kind: RecordKind; value: unknown; at: string; fieldSeparator: string } | SourceProblem;
@@ -175,5 +175,23 @@ describe('readJsonRecords against hostile records', () => {
     assert.equal(message, `huge.json line 2, column 3: a record longer than ${MAX_RECORD_BYTES} bytes; nothing was imported`);
     assert.ok(sent * chunk.length < 2 * MAX_RECORD_BYTES, 'reading stopped at the limit');
     assert.ok(peakRss < 400 * 1024 * 1024, `peak RSS ${peakRss}`);
+  });
+});
+
+describe('readNdjsonRecords against a huge line', () => {
+  it('refuses a line longer than the record limit, naming it, before more of it is read', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    let sent = 0;
+    async function* huge() {
+      yield Buffer.from('{"kind": "vessel", "id": "ISD-001"}\r\n{"kind": "vessel", "id": "ISD-002", "name": "');
+      for (; sent < 3_200; sent++) {
+        yield chunk;
+      }
+      yield Buffer.from('"}\n');
+    }
+
+    const message = await rejection(readRecords(Readable.from(huge()), 'huge.ndjson', { format: 'ndjson' }));
+    assert.equal(message, `huge.ndjson line 2: a record longer than ${MAX_RECORD_BYTES} bytes; nothing was imported`);
+    assert.ok(sent * chunk.length < 2 * MAX_RECORD_BYTES, 'reading stopped at the limit');
   });
 });

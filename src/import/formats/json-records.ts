@@ -1,6 +1,6 @@
 import { TokenParser, TokenParserError, Tokenizer, TokenizerError, TokenType } from '@streamparser/json';
 import { KIND_DETAILS, RECORD_KINDS, type RecordKind } from '../record-kinds';
-import { LineCounter, type SourceItem, UnreadableFileError } from './record-source';
+import { LineCounter, MAX_RECORD_BYTES, type SourceItem, UnreadableFileError } from './record-source';
 
 const KIND_OF_LIST = new Map<unknown, RecordKind>(RECORD_KINDS.map((kind) => [KIND_DETAILS[kind].list, kind]));
 const PLACE_IN_LIST = Object.fromEntries(RECORD_KINDS.map((kind) => [kind, (index: number) => `${KIND_DETAILS[kind].list}[${index}]`])) as Record<
@@ -13,8 +13,6 @@ const DOCUMENT = '{ "assets": [...], "vessels": [...] }';
 
 /** Records are flat objects: one holding objects or arrays deeper than this is refused, not parsed. */
 export const MAX_RECORD_DEPTH = 8;
-/** A record longer than this is refused before more of it is read, so one record cannot fill the memory. */
-export const MAX_RECORD_BYTES = 1024 * 1024;
 /** The depth of a record's own braces. */
 const RECORD_DEPTH = 3;
 
