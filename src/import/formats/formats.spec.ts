@@ -3,8 +3,8 @@ import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { readRecords, writeRecords } from '.';
 import type { RecordKind } from '../record-kinds';
-import { readJsonRecords } from './json-records';
-import { type SourceItem, type SourceProblem, UnreadableFileError } from './record-source';
+import { MAX_RECORD_DEPTH, readJsonRecords } from './json-records';
+import { MAX_RECORD_BYTES, type SourceItem, type SourceProblem, UnreadableFileError } from './record-source';
 
 /** Each record with its place named, as messages name it. */
 type Found = { kind: RecordKind; value: unknown; at: string; fieldSeparator: string } | SourceProblem;
@@ -146,5 +146,52 @@ describe('writeRecords', () => {
       values.map((value) => (value as { name?: string }).name),
       names.map((name) => (name === '' ? undefined : name)),
     );
+  });
+});
+
+describe('readJsonRecords against hostile records', () => {
+  it(`refuses a record nested deeper than ${MAX_RECORD_DEPTH} levels in one line naming its place, without exhausting the stack`, async () => {
+    const deep = `{"assets": [{"asset_id": "TIE-0001"},\n{"asset_id": ${'['.repeat(200_000)}${']'.repeat(200_000)}}]}`;
+    const message = await rejection(readJsonRecords(chunked(deep, 65_536), 'deep.json'));
+    assert.match(message, new RegExp(`^deep\\.json line 2, column \\d+: a record nested deeper than ${MAX_RECORD_DEPTH} levels; nothing was imported$`));
+  });
+
+  it('refuses one 200 MB record once it passes the size limit, in bounded memory (target: peak RSS under 400 MB)', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    const chunks = (200 * 1024 * 1024) / chunk.length;
+    let peakRss = process.memoryUsage().rss;
+    let sent = 0;
+    async function* huge() {
+      yield Buffer.from('{"vessels": [{"id": "ISD-001"},\n  {"id": "ISD-002", "name": "');
+      for (; sent < chunks; sent++) {
+        peakRss = Math.max(peakRss, process.memoryUsage().rss);
+        yield chunk;
+      }
+      yield Buffer.from('"}]}');
+    }
+
+    const message = await rejection(readJsonRecords(huge(), 'huge.json'));
+    console.log(`# target: a file with one 200 MB record: refused after ${((sent * chunk.length) / 1024 / 1024).toFixed(1)} MB read, peak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MB (bound 400 MB)`);
+    assert.equal(message, `huge.json line 2, column 3: a record longer than ${MAX_RECORD_BYTES} bytes; nothing was imported`);
+    assert.ok(sent * chunk.length < 2 * MAX_RECORD_BYTES, 'reading stopped at the limit');
+    assert.ok(peakRss < 400 * 1024 * 1024, `peak RSS ${peakRss}`);
+  });
+});
+
+describe('readNdjsonRecords against a huge line', () => {
+  it('refuses a line longer than the record limit, naming it, before more of it is read', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    let sent = 0;
+    async function* huge() {
+      yield Buffer.from('{"kind": "vessel", "id": "ISD-001"}\r\n{"kind": "vessel", "id": "ISD-002", "name": "');
+      for (; sent < 3_200; sent++) {
+        yield chunk;
+      }
+      yield Buffer.from('"}\n');
+    }
+
+    const message = await rejection(readRecords(Readable.from(huge()), 'huge.ndjson', { format: 'ndjson' }));
+    assert.equal(message, `huge.ndjson line 2: a record longer than ${MAX_RECORD_BYTES} bytes; nothing was imported`);
+    assert.ok(sent * chunk.length < 2 * MAX_RECORD_BYTES, 'reading stopped at the limit');
   });
 });

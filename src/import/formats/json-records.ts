@@ -1,6 +1,6 @@
 import { TokenParser, TokenParserError, Tokenizer, TokenizerError, TokenType } from '@streamparser/json';
 import { KIND_DETAILS, RECORD_KINDS, type RecordKind } from '../record-kinds';
-import { LineCounter, type SourceItem, UnreadableFileError } from './record-source';
+import { LineCounter, MAX_RECORD_BYTES, type SourceItem, UnreadableFileError } from './record-source';
 
 const KIND_OF_LIST = new Map<unknown, RecordKind>(RECORD_KINDS.map((kind) => [KIND_DETAILS[kind].list, kind]));
 const PLACE_IN_LIST = Object.fromEntries(RECORD_KINDS.map((kind) => [kind, (index: number) => `${KIND_DETAILS[kind].list}[${index}]`])) as Record<
@@ -11,6 +11,11 @@ const LISTS = RECORD_KINDS.map((kind) => KIND_DETAILS[kind].list).join(' and ');
 
 const DOCUMENT = '{ "assets": [...], "vessels": [...] }';
 
+/** Records are flat objects: one holding objects or arrays deeper than this is refused, not parsed. */
+export const MAX_RECORD_DEPTH = 8;
+/** The depth of a record's own braces. */
+const RECORD_DEPTH = 3;
+
 /** The tokenizer names the offending byte only in its message; the message then says line and column instead. */
 const CHUNK_POSITION = /at chunk position "(\d+)"/;
 const POSITION_TEXT = / at chunk position "\d+" \(absolute position "\d+"\)/;
@@ -20,7 +25,8 @@ const POSITION_TEXT = / at chunk position "\d+" \(absolute position "\d+"\)/;
  * the document is an object, and what each of its keys holds. Records are left to the parser.
  */
 class Outline {
-  private depth = 0;
+  /** How many objects and arrays are open: 1 in the document, 2 in a list, 3 and more in a record. */
+  depth = 0;
   private keyNext = false;
   private valueNext = false;
   private key = '';
@@ -79,9 +85,23 @@ export async function* readJsonRecords(input: AsyncIterable<Uint8Array | string>
   let tokenOffset = 0;
   let failure: UnreadableFileError | undefined;
 
+  /** Where the record being read began, and that place in words (read while its chunk is the current one). */
+  let recordStart: { offset: number; place: string } | undefined;
   tokenizer.onToken = (token) => {
+    if (failure) {
+      return;
+    }
     tokenOffset = token.offset;
     outline.follow(token.token, token.value);
+    if (outline.depth === RECORD_DEPTH && (token.token === TokenType.LEFT_BRACE || token.token === TokenType.LEFT_BRACKET)) {
+      recordStart = { offset: token.offset, place: lines.describe(token.offset) };
+    } else if (outline.depth < RECORD_DEPTH) {
+      recordStart = undefined;
+    }
+    if (outline.depth > RECORD_DEPTH + MAX_RECORD_DEPTH) {
+      failure = new UnreadableFileError(`${name} ${lines.describe(token.offset)}: a record nested deeper than ${MAX_RECORD_DEPTH} levels; nothing was imported`);
+      return;
+    }
     parser.write(token);
   };
   tokenizer.onEnd = () => !parser.isEnded && parser.end();
@@ -108,7 +128,9 @@ export async function* readJsonRecords(input: AsyncIterable<Uint8Array | string>
   for await (const chunk of input) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     lines.advance(bytes);
-    if (!tokenizer.isEnded) {
+    if (recordStart !== undefined && chunkStart + bytes.length - recordStart.offset > MAX_RECORD_BYTES) {
+      failure ??= new UnreadableFileError(`${name} ${recordStart.place}: a record longer than ${MAX_RECORD_BYTES} bytes; nothing was imported`);
+    } else if (!tokenizer.isEnded) {
       tokenizer.write(bytes);
     } else {
       const extra = Buffer.from(bytes).toString().search(/\S/);

@@ -1,9 +1,42 @@
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { isRecordKind, RECORD_KINDS } from '../record-kinds';
-import type { SourceItem } from './record-source';
+import { MAX_RECORD_BYTES, type SourceItem, UnreadableFileError } from './record-source';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const NEWLINE = 0x0a;
+
+/**
+ * The file's lines without their line ends. A line is refused once it passes MAX_RECORD_BYTES, before
+ * more of it is read, so one long line cannot fill the memory.
+ */
+async function* boundedLines(input: Readable, name: string): AsyncGenerator<string> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let lineNumber = 1;
+  const tooLong = () => new UnreadableFileError(`${name} line ${lineNumber}: a record longer than ${MAX_RECORD_BYTES} bytes; nothing was imported`);
+  const line = () => Buffer.concat(pending).toString('utf8').replace(/\r$/, '');
+  for await (const chunk of input as AsyncIterable<Buffer | string>) {
+    let bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for (let end = bytes.indexOf(NEWLINE); end !== -1; end = bytes.indexOf(NEWLINE)) {
+      pending.push(bytes.subarray(0, end));
+      if (pendingBytes + end > MAX_RECORD_BYTES) {
+        throw tooLong();
+      }
+      yield line();
+      [pending, pendingBytes, bytes] = [[], 0, bytes.subarray(end + 1)];
+      lineNumber += 1;
+    }
+    pending.push(bytes);
+    pendingBytes += bytes.length;
+    if (pendingBytes > MAX_RECORD_BYTES) {
+      throw tooLong();
+    }
+  }
+  if (pendingBytes > 0) {
+    yield line();
+  }
+}
 
 /**
  * Reads one record a line, each naming its kind: `{"kind":"vessel","id":"ISD-001",...}`. Blank lines
@@ -12,7 +45,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 export async function* readNdjsonRecords(input: Readable, name: string): AsyncGenerator<SourceItem> {
   const place = (line: number) => `${name} line ${line}`;
   let lineNumber = 0;
-  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+  for await (const line of boundedLines(input, name)) {
     lineNumber += 1;
     if (line.trim() === '') {
       continue;

@@ -19,6 +19,9 @@ export interface SourceProblem {
 
 export type SourceItem = SourceRecord | SourceProblem;
 
+/** A record longer than this is refused before more of it is read, so one record cannot fill the memory. */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+
 /** The file cannot be read on from here: a JSON syntax error, a CSV row that breaks the CSV rules. */
 export class UnreadableFileError extends Error {}
 
