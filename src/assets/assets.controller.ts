@@ -16,6 +16,12 @@ import {
   RecommissionResponseDto,
 } from './dto/asset.dto';
 
+/**
+ * Whether an asset exists is told only to those who may decommission it (clearance 7): below that,
+ * every asset route refuses before it reads an asset, with DELETE's answer.
+ */
+const REVEALS_ASSETS = { action: AUDIT_ACTIONS.readAsset, deniedError: AssetAccessDeniedError.forbidden };
+
 @ApiTags('assets')
 @Controller('v1/assets')
 export class AssetsController {
@@ -72,7 +78,8 @@ export class AssetsController {
   }
 
   @Get(':asset_id')
-  @ApiOperation({ summary: 'Get an asset record, active or decommissioned' })
+  @RequiresClearance(7, REVEALS_ASSETS)
+  @ApiOperation({ summary: 'Get an asset record, active or decommissioned (clearance 7 or higher)' })
   @ApiOkResponse({ type: AssetResponseDto, description: 'The asset record, with its status and decommission fields' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'asset_id must match ^[A-Z]{3}-[0-9]{4}$', 'Invalid asset id (VALIDATION_ERROR)')
   @ApiErrorResponse(404, 'ASSET_NOT_FOUND', 'Asset TIE-9999 not found', 'No asset with that id, active or not (ASSET_NOT_FOUND)')
@@ -81,7 +88,8 @@ export class AssetsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List assets, ordered by asset_id' })
+  @RequiresClearance(7, REVEALS_ASSETS)
+  @ApiOperation({ summary: 'List assets, ordered by asset_id (clearance 7 or higher)' })
   @ApiOkResponse({ type: AssetListResponseDto, description: 'A page of assets, ordered by asset_id, and the count of every match' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'status must be one of the following values: active, decommissioned', 'Invalid status, limit or page (VALIDATION_ERROR)')
   async list(@Query() query: ListAssetsQueryDto): Promise<AssetListResponseDto> {
