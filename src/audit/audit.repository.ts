@@ -1,14 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { type Compilable, type CompiledQuery, Kysely, type RawBuilder, sql } from 'kysely';
-import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, precompile, selectPage } from '../database';
+import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, precompile } from '../database';
 import { chainEvents, DECISION_FIELDS, HASHED_FIELDS, type UnchainedEvent } from './audit-chain';
 
 /** What the API shows of an event, in the order it shows it: the hashed fields, then the hash. */
 export const AUDIT_EVENT_COLUMNS = [...HASHED_FIELDS, 'hash'] as const;
 
+/** Each field narrows the events; since and until are ISO 8601 UTC instants as stored. */
 export interface AuditEventFilter {
+  actor?: string;
+  action?: string;
   outcome?: AuditOutcome;
-  assetId?: string;
+  asset_id?: string;
+  since?: string;
+  until?: string;
+}
+
+/** The ids a listing keeps: from `fromId`, before `beforeId`. */
+interface IdBounds {
+  fromId?: number;
+  beforeId?: number;
 }
 
 /** A waiting event as the decision writes it: its fields and the time of the decision. */
@@ -193,15 +204,72 @@ export class AuditRepository {
     return first?.id;
   }
 
-  /** Newest first: the chain's order, which is `id` order. */
-  findPage(filter: AuditEventFilter, limit: number, offset: number): Promise<Page<AuditEventRow>> {
+  /**
+   * A page of matching events, newest first (the chain's order, which is `id` order), with one more
+   * read than shown, which tells whether more follow; `beforeId` continues a keyset walk. since and
+   * until are first resolved to id bounds, so the page reads one filter's `(column, id)` index (or the
+   * primary key) from its start in id order, filtering any other column: no sort, at any depth.
+   */
+  async findPage(filter: AuditEventFilter, window: { limit: number; offset?: number; beforeId?: number }): Promise<{ rows: AuditEventRow[]; more: boolean }> {
+    const bounds = await this.idBounds(filter);
+    if (bounds === 'none') {
+      return { rows: [], more: false };
+    }
+    if (window.beforeId !== undefined) {
+      bounds.beforeId = Math.min(bounds.beforeId ?? window.beforeId, window.beforeId);
+    }
+    const rows = await this.filtered(filter, bounds)
+      .select(AUDIT_EVENT_COLUMNS)
+      .orderBy('id', 'desc')
+      .limit(window.limit + 1)
+      .offset(window.offset ?? 0)
+      .execute();
+    return { rows: rows.slice(0, window.limit), more: rows.length > window.limit };
+  }
+
+  /** Every matching event: what the offset listing reports as total_count. */
+  async countMatching(filter: AuditEventFilter): Promise<number> {
+    const bounds = await this.idBounds(filter);
+    if (bounds === 'none') {
+      return 0;
+    }
+    const { total } = await this.filtered(filter, bounds)
+      .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
+      .executeTakeFirstOrThrow();
+    return Number(total);
+  }
+
+  private filtered(filter: AuditEventFilter, bounds: IdBounds) {
     let events = this.db.selectFrom('audit_events');
-    if (filter.outcome) {
-      events = events.where('outcome', '=', filter.outcome);
+    for (const column of ['actor', 'action', 'outcome', 'asset_id'] as const) {
+      const value = filter[column];
+      if (value !== undefined) {
+        events = events.where(column, '=', value);
+      }
     }
-    if (filter.assetId) {
-      events = events.where('asset_id', '=', filter.assetId);
+    if (bounds.fromId !== undefined) {
+      events = events.where('id', '>=', bounds.fromId);
     }
-    return selectPage(events, (query) => query.select(AUDIT_EVENT_COLUMNS).orderBy('id', 'desc'), { limit, offset });
+    if (bounds.beforeId !== undefined) {
+      events = events.where('id', '<', bounds.beforeId);
+    }
+    return events;
+  }
+
+  /**
+   * occurred_at never decreases along the chain, so a time is the id of the first event at or after it:
+   * since keeps ids from there, until those before. No event at or after since: none matches; none at
+   * or after until: no upper bound.
+   */
+  private async idBounds({ since, until }: AuditEventFilter): Promise<IdBounds | 'none'> {
+    const firstAtOrAfter = async (time: string | undefined) => {
+      if (time === undefined) {
+        return undefined;
+      }
+      const first = await this.db.selectFrom('audit_events').select('id').where('occurred_at', '>=', time).orderBy('occurred_at').orderBy('id').limit(1).executeTakeFirst();
+      return first?.id ?? null;
+    };
+    const [fromId, beforeId] = await Promise.all([firstAtOrAfter(since), firstAtOrAfter(until)]);
+    return fromId === null ? 'none' : { fromId, beforeId: beforeId ?? undefined };
   }
 }

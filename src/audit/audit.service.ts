@@ -4,7 +4,7 @@ import {
   AUDIT_ACTIONS,
   type Denial,
   type DenialRecorder,
-  pageMeta,
+  pageNumber,
   pageOffset,
   RateLimitedError,
   type RequestOrigin,
@@ -15,6 +15,7 @@ import { Metrics } from '../observability';
 import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry } from './audit-entry';
+import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
 import { AuditRepository, type WaitingEvent } from './audit.repository';
 import { AuditSequencer, type Placed } from './audit-sequencer';
 import type { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
@@ -130,12 +131,30 @@ export class AuditService implements DenialRecorder {
     throw new RateLimitedError(verdict.retryAfterSeconds);
   }
 
+  /**
+   * With cursor, a keyset page: counts nothing and costs the same at any depth. Otherwise the offset
+   * page (`page`, 1 by default) with total_count, whose cost grows with the depth. Both carry next_cursor.
+   */
   async list(query: ListAuditEventsQueryDto): Promise<AuditEventPageDto> {
-    const { rows, total } = await this.repository.findPage(
-      { outcome: query.outcome, assetId: query.asset_id },
-      query.limit,
-      pageOffset(query),
-    );
-    return { events: rows, ...pageMeta(query, total) };
+    const filter = {
+      actor: query.actor,
+      action: query.action,
+      outcome: query.outcome,
+      asset_id: query.asset_id,
+      since: query.since === undefined ? undefined : new Date(query.since).toISOString(),
+      until: query.until === undefined ? undefined : new Date(query.until).toISOString(),
+    };
+    const beforeId = query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor);
+    const [{ rows, more }, total] = await Promise.all([
+      this.repository.findPage(filter, beforeId === undefined ? { limit: query.limit, offset: pageOffset(query) } : { limit: query.limit, beforeId }),
+      beforeId === undefined ? this.repository.countMatching(filter) : null,
+    ]);
+    return {
+      events: rows,
+      total_count: total,
+      page: beforeId === undefined ? pageNumber(query) : null,
+      per_page: query.limit,
+      next_cursor: more ? encodeAuditCursor(rows[rows.length - 1].id) : null,
+    };
   }
 }

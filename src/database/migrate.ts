@@ -4,6 +4,7 @@ import * as initial from './migrations/001-initial';
 import * as auditChain from './migrations/002-audit-chain';
 import * as vesselCounts from './migrations/003-vessel-counts';
 import * as auditPending from './migrations/004-audit-pending';
+import * as auditQueryIndexes from './migrations/005-audit-query-indexes';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '002-audit-chain': auditChain,
   '003-vessel-counts': vesselCounts,
   '004-audit-pending': auditPending,
+  '005-audit-query-indexes': auditQueryIndexes,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {
