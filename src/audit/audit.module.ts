@@ -7,11 +7,12 @@ import { AuditController } from './audit.controller';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 import { AuditSequencer } from './audit-sequencer';
+import { AuditStream } from './audit-stream';
 
 @Module({
   imports: [RateLimitModule, MetricsModule],
   controllers: [AuditController],
-  providers: [AuditRepository, AuditService, AuditSequencer, AuditChainVerifier, { provide: DENIAL_RECORDER, useExisting: AuditService }],
+  providers: [AuditRepository, AuditService, AuditSequencer, AuditStream, AuditChainVerifier, { provide: DENIAL_RECORDER, useExisting: AuditService }],
   exports: [AuditService, AuditSequencer, DENIAL_RECORDER],
 })
 export class AuditModule {}

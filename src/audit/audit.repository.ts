@@ -179,6 +179,10 @@ export class AuditRepository {
     return new Set(rows.map((row) => Number(row.pending_id)));
   }
 
+  async findNewestId(): Promise<number | undefined> {
+    return (await this.db.selectFrom('audit_events').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst())?.id;
+  }
+
   findChainHead(): Promise<AuditChainHead | undefined> {
     return this.db.selectFrom('audit_chain_head').selectAll().where('id', '=', 1).executeTakeFirst();
   }
@@ -225,6 +229,19 @@ export class AuditRepository {
       .offset(window.offset ?? 0)
       .execute();
     return { rows: rows.slice(0, window.limit), more: rows.length > window.limit };
+  }
+
+  /** Up to `limit` matching events after `afterId`, oldest first: a stream's replay, and the events its hub fans out. */
+  async findAfter(filter: AuditEventFilter, afterId: number, limit: number): Promise<AuditEventRow[]> {
+    const bounds = await this.idBounds(filter);
+    if (bounds === 'none') {
+      return [];
+    }
+    return this.filtered(filter, { ...bounds, fromId: Math.max(bounds.fromId ?? 0, afterId + 1) })
+      .select(AUDIT_EVENT_COLUMNS)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
   }
 
   /** Every matching event: what the offset listing reports as total_count. */

@@ -16,9 +16,9 @@ import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry } from './audit-entry';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
-import { AuditRepository, type WaitingEvent } from './audit.repository';
+import { type AuditEventFilter, AuditRepository, type WaitingEvent } from './audit.repository';
 import { AuditSequencer, type Placed } from './audit-sequencer';
-import type { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
+import type { AuditEventPageDto, AuditFilterQueryDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
 
 /** The event of a decision, as it waits for its place: its fields and the time of the decision. */
@@ -40,6 +40,12 @@ function toEventFields({ action, outcome, reason, actor, origin }: AuditEntry): 
     method: storable(origin.method, AUDIT_FIELD_LIMITS.method),
     path: storable(origin.path, AUDIT_FIELD_LIMITS.path),
   };
+}
+
+/** The query's filters, its instants as stored (ISO 8601 UTC). */
+export function auditFilterOf(query: AuditFilterQueryDto): AuditEventFilter {
+  const instant = (value: string | undefined) => (value === undefined ? undefined : new Date(value).toISOString());
+  return { actor: query.actor, action: query.action, outcome: query.outcome, asset_id: query.asset_id, since: instant(query.since), until: instant(query.until) };
 }
 
 @Injectable()
@@ -136,14 +142,7 @@ export class AuditService implements DenialRecorder {
    * page (`page`, 1 by default) with total_count, whose cost grows with the depth. Both carry next_cursor.
    */
   async list(query: ListAuditEventsQueryDto): Promise<AuditEventPageDto> {
-    const filter = {
-      actor: query.actor,
-      action: query.action,
-      outcome: query.outcome,
-      asset_id: query.asset_id,
-      since: query.since === undefined ? undefined : new Date(query.since).toISOString(),
-      until: query.until === undefined ? undefined : new Date(query.until).toISOString(),
-    };
+    const filter = auditFilterOf(query);
     const beforeId = query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor);
     const [{ rows, more }, total] = await Promise.all([
       this.repository.findPage(filter, beforeId === undefined ? { limit: query.limit, offset: pageOffset(query) } : { limit: query.limit, beforeId }),

@@ -6,11 +6,13 @@ import {
   DENIAL_REASONS,
   IsAssetId,
   IsInstant,
+  IsIntInRange,
   IsNonBlankString,
   IsNotCombinedWith,
   PageMetaDto,
   PageQueryDto,
   SuccessEnvelope,
+  ToInteger,
 } from '../../common';
 import { decodeAuditCursor } from '../audit-cursor';
 import { AUDIT_FIELD_LIMITS } from '../storable';
@@ -30,7 +32,8 @@ function IsAuditCursor(): PropertyDecorator {
   });
 }
 
-export class ListAuditEventsQueryDto extends PageQueryDto {
+/** The filters the listing and the stream share. */
+export class AuditFilterQueryDto {
   @ApiPropertyOptional({ enum: OUTCOMES })
   @IsOptional()
   @IsIn(OUTCOMES)
@@ -61,6 +64,9 @@ export class ListAuditEventsQueryDto extends PageQueryDto {
   @IsInstant()
   readonly until?: string;
 
+}
+
+export class ListAuditEventsQueryDto extends IntersectionType(PageQueryDto, AuditFilterQueryDto) {
   // No example: Swagger UI would fill it in on "Try it out", and with page's default that is a 400.
   @ApiPropertyOptional({
     maxLength: CURSOR_MAX_LENGTH,
@@ -73,6 +79,19 @@ export class ListAuditEventsQueryDto extends PageQueryDto {
   @IsAuditCursor()
   @IsNotCombinedWith('page')
   readonly cursor?: string;
+}
+
+export class StreamAuditEventsQueryDto extends AuditFilterQueryDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'Resume after this event id, as the Last-Event-ID header does (which wins): the missed events are replayed first. Without either, the stream starts with the next event.',
+  })
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(0, Number.MAX_SAFE_INTEGER)
+  readonly after?: number;
 }
 
 export class AuditEventDto {
