@@ -6,18 +6,10 @@ import type { AuditEventRow } from '../src/database';
 import { describeEachDatabase } from './support/databases';
 import { expectErrorBody, listFleet } from './support/http';
 import { openStream, type SseFrame, type SseStream } from './support/sse';
-import { startTestApp, type TestApp } from './support/test-app';
+import { listenOnLoopback, startTestApp, type TestApp } from './support/test-app';
 
 const STREAM = '/v1/audit/events/stream';
 const eventOf = (frame: SseFrame) => JSON.parse(frame.data ?? 'null') as AuditEventRow;
-
-async function listening(t: TestApp): Promise<string> {
-  const server = t.app.getHttpServer();
-  if (!server.listening) {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  }
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 describeEachDatabase('GET /v1/audit/events/stream', (engine) => {
   let t: TestApp;
@@ -39,7 +31,7 @@ describeEachDatabase('GET /v1/audit/events/stream', (engine) => {
 
   before(async () => {
     t = await startTestApp({ engine });
-    base = await listening(t);
+    base = await listenOnLoopback(t);
     admiral = t.bearer('admiral-7', 7);
   });
   after(async () => {
@@ -177,7 +169,7 @@ describeEachDatabase('GET /v1/audit/events/stream', (engine) => {
 describe('a draining instance ends its streams', () => {
   it('ends every open stream when the application shuts down, and they can resume elsewhere', async () => {
     const t = await startTestApp();
-    const base = await listening(t);
+    const base = await listenOnLoopback(t);
     const opened = await openStream(`${base}${STREAM}`, { Authorization: t.bearer('admiral-7', 7) });
     assert.equal(opened.status, 200);
     const closing = t.close();
