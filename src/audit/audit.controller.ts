@@ -99,6 +99,11 @@ export class AuditController {
     res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'X-Accel-Buffering': 'no' });
     // A refusal (429, 503) still gets the error body: nothing is sent before the subscription stands.
     const unsubscribe = await this.streams.subscribe(auditFilterOf(query), afterId, officer, sseSink(res));
+    if (res.destroyed) {
+      // The client left during the replay: its close has already been.
+      unsubscribe();
+      return;
+    }
     res.flushHeaders();
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     res.on('close', () => {
