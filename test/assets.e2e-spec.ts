@@ -21,7 +21,7 @@ describeEachDatabase('GET /v1/assets/:asset_id and GET /v1/assets', (engine) => 
 
   before(async () => {
     t = await startTestApp({ engine });
-    token = t.bearer('trooper-0', 0);
+    token = t.bearer('admiral-7', 7);
   });
   after(() => t.close());
 
@@ -48,7 +48,7 @@ describeEachDatabase('GET /v1/assets/:asset_id and GET /v1/assets', (engine) => 
     });
 
     it('shows an asset decommissioned through DELETE with the request\'s reason and authoriser', async () => {
-      const deleted = await decommission(t, 'EQP-0001', t.bearer('admiral-7', 7)).expect(200);
+      const deleted = await decommission(t, 'EQP-0001', token).expect(200);
       const res = await getAsset(t, 'EQP-0001', token).expect(200);
       assert.deepEqual(Object.keys(res.body.data).sort(), ASSET_KEYS);
       assert.equal(res.body.data.status, 'decommissioned');

@@ -29,7 +29,7 @@ describe('response headers and slow clients', () => {
   });
 
   it('marks authenticated answers and refusals Cache-Control: no-store, and the revalidated fleet listing private, no-cache', async () => {
-    for (const res of [await listAssets(t, '', trooper).expect(200), await listFleet(t, '').expect(401), await listFleet(t, 'limit=0', trooper).expect(400)]) {
+    for (const res of [await listAssets(t, '', t.bearer('admiral-7', 7)).expect(200), await listFleet(t, '').expect(401), await listFleet(t, 'limit=0', trooper).expect(400)]) {
       assert.equal(res.headers['cache-control'], 'no-store');
     }
     assert.equal((await listFleet(t, '', trooper).expect(200)).headers['cache-control'], 'private, no-cache');

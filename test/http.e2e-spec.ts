@@ -27,7 +27,7 @@ describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
   describe('error bodies', () => {
     it('400 is exactly {status, message, error_code} without stack, paths or SQL', async () => {
       expectErrorBody(await listFleet(t, 'limit=abc', trooper), 400, 'VALIDATION_ERROR');
-      expectErrorBody(await getAsset(t, 'tie-1', trooper), 400, 'VALIDATION_ERROR');
+      expectErrorBody(await getAsset(t, 'tie-1', admiral), 400, 'VALIDATION_ERROR');
       expectErrorBody(await decommission(t, 'TIE-0001', admiral, { reason: 42 }), 400, 'VALIDATION_ERROR');
     });
 
@@ -42,7 +42,7 @@ describeEachDatabase('HTTP behaviour shared by every route', (engine) => {
     });
 
     it('404 is exactly {status, message, error_code} without stack, paths or SQL', async () => {
-      expectErrorBody(await getAsset(t, 'XYZ-9999', trooper), 404, 'ASSET_NOT_FOUND');
+      expectErrorBody(await getAsset(t, 'XYZ-9999', admiral), 404, 'ASSET_NOT_FOUND');
       expectErrorBody(await t.http().get('/v1/nothing'), 404, 'NOT_FOUND');
     });
 

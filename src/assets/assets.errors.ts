@@ -19,3 +19,15 @@ export class AssetAccessDeniedError extends ApiError {
     return new AssetAccessDeniedError(HttpStatus.NOT_FOUND);
   }
 }
+
+export const ASSET_NOT_DECOMMISSIONED_MESSAGE = 'Asset is active; only a decommissioned asset can be recommissioned';
+
+/** A recommission of an active asset: told only to a caller cleared to learn that the asset exists. */
+export class AssetNotDecommissionedError extends ApiError {
+  readonly status = HttpStatus.CONFLICT;
+  readonly errorCode = 'ASSET_NOT_DECOMMISSIONED';
+
+  constructor() {
+    super(ASSET_NOT_DECOMMISSIONED_MESSAGE);
+  }
+}

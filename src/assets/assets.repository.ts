@@ -52,6 +52,19 @@ export class AssetsRepository {
       .$narrowType<{ [K in keyof DecommissionRecord]: NotNull }>();
   }
 
+  /**
+   * The recommission: one conditional UPDATE, so of racing recommissions exactly one sees the row
+   * decommissioned. The last decommission's fields stay: the record keeps why it was once retired.
+   */
+  recommissionStatement(values: { assetId: string }) {
+    return this.db
+      .updateTable('assets')
+      .set({ status: 'active' })
+      .where('asset_id', '=', values.assetId)
+      .where('status', '=', 'decommissioned')
+      .returning(ASSET_COLUMNS);
+  }
+
   findById(assetId: string) {
     return this.db.selectFrom('assets').select(ASSET_COLUMNS).where('asset_id', '=', assetId).executeTakeFirst();
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit';
 import { type Actor, AUDIT_ACTIONS, pageMeta, pageOffset, type RequestOrigin, ResourceNotFoundError } from '../common';
 import { Metrics } from '../observability';
-import { AssetAccessDeniedError } from './assets.errors';
+import { AssetAccessDeniedError, AssetNotDecommissionedError } from './assets.errors';
 import { AssetsRepository, type DecommissionRecord } from './assets.repository';
 import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetDto, ListAssetsQueryDto } from './dto/asset.dto';
 
@@ -10,6 +10,7 @@ import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetD
 export class AssetsService {
   /** The conditional UPDATE and its audit event, committed together. */
   private readonly decommissionRecorded;
+  private readonly recommissionRecorded;
 
   constructor(
     private readonly assets: AssetsRepository,
@@ -17,6 +18,7 @@ export class AssetsService {
     private readonly metrics: Metrics,
   ) {
     this.decommissionRecorded = audit.recordedChange((values: DecommissionRecord & { assetId: string }) => assets.decommissionStatement(values));
+    this.recommissionRecorded = audit.recordedChange((values: { assetId: string }) => assets.recommissionStatement(values));
   }
 
   /**
@@ -47,6 +49,22 @@ export class AssetsService {
     }
     this.metrics.decommissionAllowed();
     return decommissioned;
+  }
+
+  /**
+   * A decommissioned asset becomes active again, its audit event committed with the change; an absent
+   * asset is refused as DELETE refuses it, an active one with 409. Both refusals are recorded denials.
+   */
+  async recommission(assetId: string, officer: Actor, origin: RequestOrigin): Promise<AssetDto> {
+    const action = AUDIT_ACTIONS.recommission;
+    const recommissioned = await this.recommissionRecorded({ assetId }, { action, outcome: 'allowed', actor: officer, origin });
+    if (recommissioned) {
+      return recommissioned;
+    }
+    if (await this.assets.findById(assetId)) {
+      throw new AssetNotDecommissionedError().deniedAs({ action, reason: 'ASSET_NOT_DECOMMISSIONED', actor: officer });
+    }
+    throw AssetAccessDeniedError.notFound().deniedAs({ action, reason: 'ASSET_NOT_FOUND', actor: officer });
   }
 
   async findOne(assetId: string): Promise<AssetDto> {

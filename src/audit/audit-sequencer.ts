@@ -60,6 +60,8 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
   private checking = false;
   private checkAgain = false;
   private recheck?: NodeJS.Timeout;
+  /** Told of every notice, from any instance: events were placed in the chain. */
+  private readonly noticeListeners = new Set<() => void>();
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -214,7 +216,14 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
     return batch.pendingIds.length;
   }
 
+  /** Calls `listener` whenever any instance's sequencer has placed events (PostgreSQL); returns the undo. */
+  onPlacedAnywhere(listener: () => void): () => void {
+    this.noticeListeners.add(listener);
+    return () => this.noticeListeners.delete(listener);
+  }
+
   private heard(message: string): void {
+    this.noticeListeners.forEach((listener) => listener());
     const placed = decodePlaced(message);
     if (placed.length === 0) {
       this.unnamedNotices++;

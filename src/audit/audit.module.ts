@@ -7,12 +7,13 @@ import { AuditController } from './audit.controller';
 import { AuditRepository } from './audit.repository';
 import { AuditService } from './audit.service';
 import { AuditSequencer } from './audit-sequencer';
+import { AuditStream } from './audit-stream';
 import { AuditTree } from './audit-tree';
 
 @Module({
   imports: [RateLimitModule, MetricsModule],
   controllers: [AuditController],
-  providers: [AuditRepository, AuditService, AuditSequencer, AuditChainVerifier, AuditTree, { provide: DENIAL_RECORDER, useExisting: AuditService }],
+  providers: [AuditRepository, AuditService, AuditSequencer, AuditStream, AuditChainVerifier, AuditTree, { provide: DENIAL_RECORDER, useExisting: AuditService }],
   exports: [AuditService, AuditSequencer, DENIAL_RECORDER],
 })
 export class AuditModule {}

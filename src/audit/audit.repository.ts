@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Compilable, type CompiledQuery, Kysely, type RawBuilder, sql } from 'kysely';
 import { AUDIT_ACTIONS } from '../common';
-import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, type Page, precompile, selectPage } from '../database';
+import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, precompile } from '../database';
 import { chainEvents, DECISION_FIELDS, LEAF_FIELDS, type UnchainedEvent } from './audit-chain';
 import type { DecisionDetails } from './audit-entry';
 import type { StoredNode, TreeNode } from './merkle';
@@ -19,9 +19,20 @@ export function shownEvent(row: ListedAuditEvent): ShownAuditEvent {
   return { ...shown, details: row.details === null ? null : (JSON.parse(row.details) as DecisionDetails) };
 }
 
+/** Each field narrows the events; since and until are ISO 8601 UTC instants as stored. */
 export interface AuditEventFilter {
+  actor?: string;
+  action?: string;
   outcome?: AuditOutcome;
-  assetId?: string;
+  asset_id?: string;
+  since?: string;
+  until?: string;
+}
+
+/** The ids a listing keeps: from `fromId`, before `beforeId`. */
+interface IdBounds {
+  fromId?: number;
+  beforeId?: number;
 }
 
 /** A waiting event as the decision writes it: its fields and the time of the decision. */
@@ -223,6 +234,10 @@ export class AuditRepository {
     return new Set(rows.map((row) => Number(row.pending_id)));
   }
 
+  async findNewestId(): Promise<number | undefined> {
+    return (await this.db.selectFrom('audit_events').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst())?.id;
+  }
+
   findChainHead(): Promise<AuditChainHead | undefined> {
     return this.db.selectFrom('audit_chain_head').selectAll().where('id', '=', 1).executeTakeFirst();
   }
@@ -254,16 +269,86 @@ export class AuditRepository {
     return first?.id;
   }
 
-  /** Newest first: the chain's order, which is `id` order. */
-  findPage(filter: AuditEventFilter, limit: number, offset: number): Promise<Page<ListedAuditEvent>> {
+  /**
+   * A page of matching events, newest first (the chain's order, which is `id` order), with one more
+   * read than shown, which tells whether more follow; `beforeId` continues a keyset walk. since and
+   * until are first resolved to id bounds, so the page reads one filter's `(column, id)` index (or the
+   * primary key) from its start in id order, filtering any other column: no sort, at any depth.
+   */
+  async findPage(filter: AuditEventFilter, window: { limit: number; offset?: number; beforeId?: number }): Promise<{ rows: ListedAuditEvent[]; more: boolean }> {
+    const bounds = await this.idBounds(filter);
+    if (bounds === 'none') {
+      return { rows: [], more: false };
+    }
+    if (window.beforeId !== undefined) {
+      bounds.beforeId = Math.min(bounds.beforeId ?? window.beforeId, window.beforeId);
+    }
+    const rows = await this.filtered(filter, bounds)
+      .select(AUDIT_EVENT_COLUMNS)
+      .orderBy('id', 'desc')
+      .limit(window.limit + 1)
+      .offset(window.offset ?? 0)
+      .execute();
+    return { rows: rows.slice(0, window.limit), more: rows.length > window.limit };
+  }
+
+  /** Up to `limit` matching events after `afterId`, oldest first: a stream's replay, and the events its hub fans out. */
+  async findAfter(filter: AuditEventFilter, afterId: number, limit: number): Promise<ListedAuditEvent[]> {
+    const bounds = await this.idBounds(filter);
+    if (bounds === 'none') {
+      return [];
+    }
+    return this.filtered(filter, { ...bounds, fromId: Math.max(bounds.fromId ?? 0, afterId + 1) })
+      .select(AUDIT_EVENT_COLUMNS)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Every matching event: what the offset listing reports as total_count. */
+  async countMatching(filter: AuditEventFilter): Promise<number> {
+    const bounds = await this.idBounds(filter);
+    if (bounds === 'none') {
+      return 0;
+    }
+    const { total } = await this.filtered(filter, bounds)
+      .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
+      .executeTakeFirstOrThrow();
+    return Number(total);
+  }
+
+  private filtered(filter: AuditEventFilter, bounds: IdBounds) {
     let events = this.db.selectFrom('audit_events');
-    if (filter.outcome) {
-      events = events.where('outcome', '=', filter.outcome);
+    for (const column of ['actor', 'action', 'outcome', 'asset_id'] as const) {
+      const value = filter[column];
+      if (value !== undefined) {
+        events = events.where(column, '=', value);
+      }
     }
-    if (filter.assetId) {
-      events = events.where('asset_id', '=', filter.assetId);
+    if (bounds.fromId !== undefined) {
+      events = events.where('id', '>=', bounds.fromId);
     }
-    return selectPage(events, (query) => query.select(AUDIT_EVENT_COLUMNS).orderBy('id', 'desc'), { limit, offset });
+    if (bounds.beforeId !== undefined) {
+      events = events.where('id', '<', bounds.beforeId);
+    }
+    return events;
+  }
+
+  /**
+   * occurred_at never decreases along the chain, so a time is the id of the first event at or after it:
+   * since keeps ids from there, until those before. No event at or after since: none matches; none at
+   * or after until: no upper bound.
+   */
+  private async idBounds({ since, until }: AuditEventFilter): Promise<IdBounds | 'none'> {
+    const firstAtOrAfter = async (time: string | undefined) => {
+      if (time === undefined) {
+        return undefined;
+      }
+      const first = await this.db.selectFrom('audit_events').select('id').where('occurred_at', '>=', time).orderBy('occurred_at').orderBy('id').limit(1).executeTakeFirst();
+      return first?.id ?? null;
+    };
+    const [fromId, beforeId] = await Promise.all([firstAtOrAfter(since), firstAtOrAfter(until)]);
+    return fromId === null ? 'none' : { fromId, beforeId: beforeId ?? undefined };
   }
 
   /** The hashes of these complete subtrees: leaves from the events, the others from the stored nodes; two reads at most. */

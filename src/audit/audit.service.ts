@@ -4,7 +4,7 @@ import {
   AUDIT_ACTIONS,
   type Denial,
   type DenialRecorder,
-  pageMeta,
+  pageNumber,
   pageOffset,
   RateLimitedError,
   type RequestOrigin,
@@ -16,9 +16,10 @@ import { Metrics } from '../observability';
 import { DenialLimiter } from '../rate-limit';
 import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry, DecisionDetails } from './audit-entry';
-import { AuditRepository, shownEvent, type WaitingEvent } from './audit.repository';
+import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
+import { type AuditEventFilter, AuditRepository, shownEvent, type WaitingEvent } from './audit.repository';
 import { AuditSequencer, type Placed } from './audit-sequencer';
-import type { AuditEventPageDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
+import type { AuditEventPageDto, AuditFilterQueryDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
 
 /** The event of a decision, as it waits for its place: its fields and the time of the decision. */
@@ -46,6 +47,12 @@ function toEventFields({ action, outcome, reason, actor, origin, details }: Audi
     path: storable(origin.path, AUDIT_FIELD_LIMITS.path),
     details: details ? storedDetails(details) : null,
   };
+}
+
+/** The query's filters, its instants as stored (ISO 8601 UTC). */
+export function auditFilterOf(query: AuditFilterQueryDto): AuditEventFilter {
+  const instant = (value: string | undefined) => (value === undefined ? undefined : new Date(value).toISOString());
+  return { actor: query.actor, action: query.action, outcome: query.outcome, asset_id: query.asset_id, since: instant(query.since), until: instant(query.until) };
 }
 
 @Injectable()
@@ -141,12 +148,23 @@ export class AuditService implements DenialRecorder {
     throw new RateLimitedError(verdict.retryAfterSeconds);
   }
 
+  /**
+   * With cursor, a keyset page: counts nothing and costs the same at any depth. Otherwise the offset
+   * page (`page`, 1 by default) with total_count, whose cost grows with the depth. Both carry next_cursor.
+   */
   async list(query: ListAuditEventsQueryDto): Promise<AuditEventPageDto> {
-    const { rows, total } = await this.repository.findPage(
-      { outcome: query.outcome, assetId: query.asset_id },
-      query.limit,
-      pageOffset(query),
-    );
-    return { events: rows.map(shownEvent), ...pageMeta(query, total) };
+    const filter = auditFilterOf(query);
+    const beforeId = query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor);
+    const [{ rows, more }, total] = await Promise.all([
+      this.repository.findPage(filter, beforeId === undefined ? { limit: query.limit, offset: pageOffset(query) } : { limit: query.limit, beforeId }),
+      beforeId === undefined ? this.repository.countMatching(filter) : null,
+    ]);
+    return {
+      events: rows.map(shownEvent),
+      total_count: total,
+      page: beforeId === undefined ? pageNumber(query) : null,
+      per_page: query.limit,
+      next_cursor: more ? encodeAuditCursor(rows[rows.length - 1].id) : null,
+    };
   }
 }

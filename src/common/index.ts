@@ -7,6 +7,7 @@ export type { RequestOrigin } from './request-origin';
 export {
   ASSET_ID_PATTERN,
   IsAssetId,
+  IsInstant,
   IsIntInRange,
   IsNonBlankString,
   IsNotCombinedWith,

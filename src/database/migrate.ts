@@ -5,6 +5,7 @@ import * as auditChain from './migrations/002-audit-chain';
 import * as vesselCounts from './migrations/003-vessel-counts';
 import * as auditPending from './migrations/004-audit-pending';
 import * as auditTree from './migrations/005-audit-tree';
+import * as auditQueryIndexes from './migrations/006-audit-query-indexes';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '003-vessel-counts': vesselCounts,
   '004-audit-pending': auditPending,
   '005-audit-tree': auditTree,
+  '006-audit-query-indexes': auditQueryIndexes,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {

@@ -54,6 +54,7 @@ export const FIXTURE_RECORDS = {
 };
 
 export const DECOMMISSION_BODY = { reason: 'Damaged beyond repair', authorized_by: 'Grand Moff Tarkin' };
+export const RECOMMISSION_BODY = { reason: 'Decommissioned by mistake', authorized_by: 'Grand Moff Tarkin' };
 
 /** The asset fields a successful decommission answers with; the asset routes add `status`. */
 export const DECOMMISSION_RESULT_KEYS = [

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Response, Test } from 'supertest';
-import { DECOMMISSION_BODY } from './fixtures';
+import { DECOMMISSION_BODY, RECOMMISSION_BODY } from './fixtures';
 import type { TestApp } from './test-app';
 
 /**
@@ -39,6 +39,12 @@ function withQuery(path: string, query: string): string {
  */
 export function decommission(t: TestApp, assetId: string, authorization?: string, body: object | string = DECOMMISSION_BODY): Test {
   const req = authorized(t.http().delete(`/v1/assets/${assetId}`), authorization);
+  return typeof body === 'string' ? req.set('Content-Type', 'application/json').send(body) : req.send(body);
+}
+
+/** POST /v1/assets/:assetId/recommission; a string body is sent as raw JSON text. */
+export function recommission(t: TestApp, assetId: string, authorization?: string, body: object | string = RECOMMISSION_BODY): Test {
+  const req = authorized(t.http().post(`/v1/assets/${assetId}/recommission`), authorization);
   return typeof body === 'string' ? req.set('Content-Type', 'application/json').send(body) : req.send(body);
 }
 

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -27,6 +28,15 @@ export interface TestApp {
   /** `Bearer <jwt>` for an officer, signed the way the token command signs. */
   bearer: (officerId: string, clearance: number, ttl?: string) => string;
   close: () => Promise<void>;
+}
+
+/** Starts the app's HTTP server on 127.0.0.1, once, for clients that need a URL (fetch, streams); returns its base URL. */
+export async function listenOnLoopback(t: TestApp): Promise<string> {
+  const server = t.app.getHttpServer();
+  if (!server.listening) {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  }
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 export interface TestAppOptions {

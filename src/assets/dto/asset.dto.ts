@@ -22,6 +22,9 @@ export class DecommissionAssetDto {
   authorized_by!: string;
 }
 
+/** The same fields and rules as a decommission's. */
+export class RecommissionAssetDto extends DecommissionAssetDto {}
+
 export class DecommissionedAssetDto {
   @ApiProperty({ pattern: ASSET_ID_PATTERN.source, example: 'TIE-0001' })
   asset_id!: string;
@@ -78,6 +81,18 @@ export class AssetDto {
 }
 
 export class AssetResponseDto extends SuccessEnvelope(AssetDto) {}
+
+/** Like the decommission's reply, a message before the data. */
+export class RecommissionResponseDto {
+  @ApiProperty({ enum: ['success'] })
+  status!: 'success';
+
+  @ApiProperty({ example: 'Asset TIE-0001 recommissioned successfully' })
+  message!: string;
+
+  @ApiProperty({ type: AssetDto })
+  data!: AssetDto;
+}
 
 export class ListAssetsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ASSET_STATUSES })

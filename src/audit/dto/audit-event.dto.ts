@@ -1,10 +1,39 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
-import { ASSET_ID_PATTERN, DENIAL_REASONS, IsAssetId, PageOf, PageQueryDto, SuccessEnvelope } from '../../common';
+import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
+import { IsIn, IsOptional, ValidateBy } from 'class-validator';
+import {
+  ASSET_ID_PATTERN,
+  AUDIT_ACTIONS,
+  DENIAL_REASONS,
+  IsAssetId,
+  IsInstant,
+  IsIntInRange,
+  IsNonBlankString,
+  IsNotCombinedWith,
+  PageMetaDto,
+  PageQueryDto,
+  SuccessEnvelope,
+  ToInteger,
+} from '../../common';
+import { decodeAuditCursor } from '../audit-cursor';
+import { AUDIT_FIELD_LIMITS } from '../storable';
 
 const OUTCOMES = ['allowed', 'denied'] as const;
+const ACTIONS = Object.values(AUDIT_ACTIONS);
+/** Long enough for any cursor the listing writes. */
+const CURSOR_MAX_LENGTH = 24;
 
-export class ListAuditEventsQueryDto extends PageQueryDto {
+function IsAuditCursor(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isAuditCursor',
+    validator: {
+      validate: (value) => typeof value === 'string' && decodeAuditCursor(value) !== undefined,
+      defaultMessage: (args) => `${args?.property} must be a next_cursor the listing returned`,
+    },
+  });
+}
+
+/** The filters the listing and the stream share. */
+export class AuditFilterQueryDto {
   @ApiPropertyOptional({ enum: OUTCOMES })
   @IsOptional()
   @IsIn(OUTCOMES)
@@ -14,6 +43,55 @@ export class ListAuditEventsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsAssetId()
   readonly asset_id?: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: AUDIT_FIELD_LIMITS.actor, example: 'officer-7', description: 'The token subject who acted.' })
+  @IsOptional()
+  @IsNonBlankString(AUDIT_FIELD_LIMITS.actor)
+  readonly actor?: string;
+
+  @ApiPropertyOptional({ enum: ACTIONS })
+  @IsOptional()
+  @IsIn(ACTIONS)
+  readonly action?: string;
+
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', maxLength: 40, example: '2026-11-21T00:00:00Z', description: 'Events that occurred at or after this instant (ISO 8601 with an offset).' })
+  @IsOptional()
+  @IsInstant()
+  readonly since?: string;
+
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', maxLength: 40, example: '2026-11-22T00:00:00Z', description: 'Events that occurred before this instant (ISO 8601 with an offset).' })
+  @IsOptional()
+  @IsInstant()
+  readonly until?: string;
+
+}
+
+export class ListAuditEventsQueryDto extends IntersectionType(PageQueryDto, AuditFilterQueryDto) {
+  // No example: Swagger UI would fill it in on "Try it out", and with page's default that is a 400.
+  @ApiPropertyOptional({
+    maxLength: CURSOR_MAX_LENGTH,
+    pattern: '^[A-Za-z0-9_-]+$',
+    description:
+      "Keyset cursor: the previous page's next_cursor; the page holds the matching events before that page's last. " +
+      'Any depth costs what the first page does, and events appended meanwhile never shift it. Not together with page, the slow path.',
+  })
+  @IsOptional()
+  @IsAuditCursor()
+  @IsNotCombinedWith('page')
+  readonly cursor?: string;
+}
+
+export class StreamAuditEventsQueryDto extends AuditFilterQueryDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'Resume after this event id, as the Last-Event-ID header does (which wins): the missed events are replayed first. Without either, the stream starts with the next event.',
+  })
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(0, Number.MAX_SAFE_INTEGER)
+  readonly after?: number;
 }
 
 export class AuditDecisionDetailsDto {
@@ -84,6 +162,25 @@ export class AuditEventDto {
   leaf_hash!: string;
 }
 
-export class AuditEventPageDto extends PageOf('events', AuditEventDto) {}
+class AuditEventItems {
+  @ApiProperty({ type: [AuditEventDto] })
+  events!: AuditEventDto[];
+}
+
+class AuditPagePosition {
+  @ApiProperty({ type: 'integer', nullable: true, example: 14, description: 'Every event matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.' })
+  total_count!: number | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 1, description: 'The page number; null on a page asked for with cursor.' })
+  page!: number | null;
+}
+
+class AuditNextCursor {
+  @ApiProperty({ type: 'string', nullable: true, maxLength: CURSOR_MAX_LENGTH, example: 'ZTQy', description: 'Pass as cursor for the next (older) page; null on the last page.' })
+  next_cursor!: string | null;
+}
+
+/** The fields in the order the service writes them, which Swagger UI's example follows. */
+export class AuditEventPageDto extends IntersectionType(AuditEventItems, AuditPagePosition, PickType(PageMetaDto, ['per_page'] as const), AuditNextCursor) {}
 
 export class AuditEventListResponseDto extends SuccessEnvelope(AuditEventPageDto) {}

@@ -2,6 +2,8 @@
 export const AUDIT_ACTIONS = {
   authenticate: 'auth.authenticate',
   decommission: 'asset.decommission',
+  recommission: 'asset.recommission',
+  readAsset: 'asset.read',
   readAudit: 'audit.read',
   verifyAudit: 'audit.verify',
 } as const;
@@ -12,6 +14,7 @@ export const DENIAL_REASONS = [
   'TOKEN_EXPIRED',
   'CLEARANCE_INSUFFICIENT',
   'ASSET_NOT_FOUND',
+  'ASSET_NOT_DECOMMISSIONED',
   'RATE_LIMITED',
 ] as const;
 export type DenialReason = (typeof DENIAL_REASONS)[number];

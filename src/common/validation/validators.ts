@@ -65,3 +65,24 @@ export function IsNotCombinedWith(other: string): PropertyDecorator {
     },
   });
 }
+
+/** An ISO 8601 instant with its offset (`2026-11-21T10:15:30Z`, `...+02:00`), a real calendar date. */
+const INSTANT_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+export function IsInstant(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isInstant',
+    validator: {
+      validate: (value) => {
+        const parts = typeof value === 'string' ? INSTANT_PATTERN.exec(value) : null;
+        if (!parts || Number.isNaN(Date.parse(value as string))) {
+          return false;
+        }
+        // Date.parse rolls 2026-02-30 over into March: refuse a day the month lacks.
+        const [year, month, day] = parts.slice(1, 4).map(Number);
+        return new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
+      },
+      defaultMessage: (args) => `${args?.property} must be an ISO 8601 instant with an offset, e.g. 2026-11-21T10:15:30Z`,
+    },
+  });
+}

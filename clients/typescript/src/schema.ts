@@ -1,0 +1,1899 @@
+// Generated from the service's OpenAPI document by openapi-typescript: `npm run client:generate`. Do not edit.
+export interface paths {
+    "/v1/audit/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List audit events in chain order, newest first (clearance 7 or higher) */
+        get: operations["AuditController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the audit trail live, as Server-Sent Events (clearance 7 or higher)
+         * @description Each event as `id: <event id>`, `event: audit`, `data: <the event as in the listing>`, oldest first, filtered as the listing is. Last-Event-ID (or after) resumes after that event: what was missed is replayed first, then events follow as they are placed, from any instance, with no gap and no duplicate. A comment line every 15 s keeps the connection open; a client that stops reading is disconnected; at most 5 streams per officer on an instance (429). An instance that shuts down ends its streams: reconnect with Last-Event-ID.
+         */
+        get: operations["AuditController_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Walk the audit hash chain and report whether it is intact (clearance 7 or higher)
+         * @description Reads the whole chain in batches: the time it takes grows with the number of events.
+         */
+        get: operations["AuditController_verify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/star-destroyers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List fleet vessels, ordered by id
+         * @description Any valid token. Optionally filtered by sector; paged by limit and page, or by limit and the keyset cursor after.
+         */
+        get: operations["FleetController_listStarDestroyers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/assets/{asset_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an asset record, active or decommissioned (clearance 7 or higher) */
+        get: operations["AssetsController_findOne"];
+        put?: never;
+        post?: never;
+        /**
+         * Decommission an asset (clearance 7 or higher)
+         * @description Removes an active asset from the active records. Checks run in order: token (401), clearance (403), input (400), asset active (404). Every attempt is audited.
+         */
+        delete: operations["AssetsController_decommission"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/assets/{asset_id}/recommission": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recommission a decommissioned asset (clearance 7 or higher)
+         * @description Returns a decommissioned asset to the active records; its earlier decommission stays in the audit trail. Checks run in order: token (401), clearance (403), input (400), asset exists (404), asset decommissioned (409). Every attempt is audited.
+         */
+        post: operations["AssetsController_recommission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List assets, ordered by asset_id (clearance 7 or higher) */
+        get: operations["AssetsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The process is up */
+        get: operations["HealthController_live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The service can reach its database, its audit events find their place in time, and it is not shutting down */
+        get: operations["HealthController_ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics: requests by route and status, decommission outcomes, audit events, database pool, process
+         * @description Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set, and is closed in production until it is.
+         */
+        get: operations["MetricsController_scrape"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        AuditEventDto: {
+            /**
+             * @description Position in the audit chain
+             * @example 42
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:15:30.000Z
+             */
+            occurred_at: string;
+            /**
+             * @description e.g. asset.decommission, auth.authenticate, audit.read
+             * @example asset.decommission
+             */
+            action: string;
+            /** @enum {string} */
+            outcome: "allowed" | "denied";
+            /**
+             * @description Why it was denied; null when allowed.
+             * @enum {string|null}
+             */
+            reason: "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "CLEARANCE_INSUFFICIENT" | "ASSET_NOT_FOUND" | "ASSET_NOT_DECOMMISSIONED" | "RATE_LIMITED" | null;
+            /**
+             * @description Token subject; null when no valid token was given.
+             * @example officer-7
+             */
+            actor: string | null;
+            /** @example 7 */
+            actor_clearance: number | null;
+            /** @example TIE-0001 */
+            asset_id: string | null;
+            /** @example 0f6f3f0e-6a53-4d1a-9d56-2b1b8d1c1e7a */
+            request_id: string;
+            /** @example 127.0.0.1 */
+            ip: string | null;
+            /** @example DELETE */
+            method: string;
+            /** @example /v1/assets/TIE-0001 */
+            path: string;
+            /**
+             * @description hash of the event before it in the chain
+             * @example c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2
+             */
+            prev_hash: string;
+            /**
+             * @description SHA-256 (hex) of the JSON array of the fields above, in their order here, and prev_hash
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            hash: string;
+        };
+        AuditEventPageDto: {
+            events: components["schemas"]["AuditEventDto"][];
+            /**
+             * @description Every event matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.
+             * @example 14
+             */
+            total_count: number | null;
+            /**
+             * @description The page number; null on a page asked for with cursor.
+             * @example 1
+             */
+            page: number | null;
+            /**
+             * @description The effective page size.
+             * @example 10
+             */
+            per_page: number;
+            /**
+             * @description Pass as cursor for the next (older) page; null on the last page.
+             * @example ZTQy
+             */
+            next_cursor: string | null;
+        };
+        AuditEventListResponseDto: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["AuditEventPageDto"];
+        };
+        ErrorResponseDto: {
+            /**
+             * @example error
+             * @enum {string}
+             */
+            status: "error";
+            /** @example Asset not found or clearance insufficient */
+            message: string;
+            /** @example ASSET_ACCESS_DENIED */
+            error_code: string;
+        };
+        AuditChainVerificationDto: {
+            /** @enum {string} */
+            state: "intact" | "broken";
+            /**
+             * @description Events in the chain, as its head counts them
+             * @example 1204
+             */
+            length: number;
+            /**
+             * @description SHA-256 (hex) of the last event, as the chain head records it. Keep it elsewhere to detect a rewrite of the whole chain
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            head_hash: string;
+            /**
+             * @description Only when broken: the first event at fault
+             * @example 57
+             */
+            first_broken_event_id?: number;
+            /**
+             * @description Only when broken. HASH_MISMATCH: its fields no longer give its hash: it was changed, or moved to another id. LINK_MISMATCH: it does not follow the event before it: an event was deleted or inserted before it. PAST_HEAD: it lies past the end of the chain: it was added outside the service. HEAD_MISMATCH: the chain head names it as the last event, but the chain ends elsewhere: events were deleted from the end, or the head was changed.
+             * @enum {string}
+             */
+            problem?: "HASH_MISMATCH" | "LINK_MISMATCH" | "PAST_HEAD" | "HEAD_MISMATCH";
+        };
+        AuditChainVerificationResponseDto: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["AuditChainVerificationDto"];
+        };
+        VesselDto: {
+            /**
+             * @description A short letter prefix, a hyphen and a number.
+             * @example ISD-001
+             */
+            id: string;
+            /** @example Devastator */
+            name: string;
+            /** @example Imperial I-class */
+            class: string;
+            /** @example 1600 meters */
+            length: string;
+            /** @example 37085 */
+            crew: number;
+            /** @example Captain Piett */
+            commander: string;
+            /** @enum {string} */
+            sector: "Outer Rim" | "Mid Rim" | "Inner Rim" | "Core Worlds";
+            /** @example operational */
+            status: string;
+        };
+        VesselPageDto: {
+            vessels: components["schemas"]["VesselDto"][];
+            /**
+             * @description Every item matching the filter, across all pages.
+             * @example 14
+             */
+            total_count: number;
+            /**
+             * @description The page number; null on a page asked for with after.
+             * @example 1
+             */
+            page: number | null;
+            /**
+             * @description The effective page size.
+             * @example 10
+             */
+            per_page: number;
+            /**
+             * @description The id of the last vessel of this page when more follow, to pass as after; null on the last page.
+             * @example ISD-010
+             */
+            next_cursor: string | null;
+        };
+        VesselListResponseDto: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["VesselPageDto"];
+        };
+        DecommissionAssetDto: {
+            /** @example Damaged beyond repair during the Battle of Yavin */
+            reason: string;
+            /** @example Grand Moff Tarkin */
+            authorized_by: string;
+        };
+        DecommissionedAssetDto: {
+            /** @example TIE-0001 */
+            asset_id: string;
+            /**
+             * @description Free text naming the kind of asset.
+             * @example vehicle
+             */
+            asset_type: string;
+            /** @example TK-421 */
+            former_pilot: string;
+            /** @example Damaged beyond repair during the Battle of Yavin */
+            decommission_reason: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             * @example 2026-11-21T10:15:30.000Z
+             */
+            decommissioned_at: string;
+            /** @example Grand Moff Tarkin */
+            authorized_by: string;
+        };
+        DecommissionResponseDto: {
+            /** @enum {string} */
+            status: "success";
+            /** @example Asset TIE-0001 decommissioned successfully */
+            message: string;
+            data: components["schemas"]["DecommissionedAssetDto"];
+        };
+        RecommissionAssetDto: {
+            /** @example Damaged beyond repair during the Battle of Yavin */
+            reason: string;
+            /** @example Grand Moff Tarkin */
+            authorized_by: string;
+        };
+        AssetDto: {
+            /** @example TIE-0001 */
+            asset_id: string;
+            /** @example vehicle */
+            asset_type: string;
+            /** @example TK-421 */
+            former_pilot: string;
+            /** @enum {string} */
+            status: "active" | "decommissioned";
+            /** @example null */
+            decommission_reason: string | null;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            decommissioned_at: string | null;
+            /** @example null */
+            authorized_by: string | null;
+        };
+        RecommissionResponseDto: {
+            /** @enum {string} */
+            status: "success";
+            /** @example Asset TIE-0001 recommissioned successfully */
+            message: string;
+            data: components["schemas"]["AssetDto"];
+        };
+        AssetResponseDto: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["AssetDto"];
+        };
+        AssetPageDto: {
+            assets: components["schemas"]["AssetDto"][];
+            /**
+             * @description Every item matching the filter, across all pages.
+             * @example 14
+             */
+            total_count: number;
+            /** @example 1 */
+            page: number;
+            /**
+             * @description The effective page size.
+             * @example 10
+             */
+            per_page: number;
+        };
+        AssetListResponseDto: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["AssetPageDto"];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    AuditController_list: {
+        parameters: {
+            query?: {
+                /** @description The maximum number of items to return. */
+                limit?: number;
+                /** @description The page to return, counting from 1; a page past the end is empty. */
+                page?: number;
+                outcome?: "allowed" | "denied";
+                asset_id?: string;
+                /** @description The token subject who acted. */
+                actor?: string;
+                action?: "auth.authenticate" | "asset.decommission" | "asset.recommission" | "asset.read" | "audit.read" | "audit.verify";
+                /** @description Events that occurred at or after this instant (ISO 8601 with an offset). */
+                since?: string;
+                /** @description Events that occurred before this instant (ISO 8601 with an offset). */
+                until?: string;
+                /** @description Keyset cursor: the previous page's next_cursor; the page holds the matching events before that page's last. Any depth costs what the first page does, and events appended meanwhile never shift it. Not together with page, the slow path. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events, newest first, and the count of every match */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventListResponseDto"];
+                };
+            };
+            /** @description Invalid outcome, asset_id, limit or page (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "outcome must be one of the following values: allowed, denied",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Clearance level 7 or higher is required",
+                     *       "error_code": "CLEARANCE_INSUFFICIENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AuditController_stream: {
+        parameters: {
+            query?: {
+                outcome?: "allowed" | "denied";
+                asset_id?: string;
+                /** @description The token subject who acted. */
+                actor?: string;
+                action?: "auth.authenticate" | "asset.decommission" | "asset.recommission" | "asset.read" | "audit.read" | "audit.verify";
+                /** @description Events that occurred at or after this instant (ISO 8601 with an offset). */
+                since?: string;
+                /** @description Events that occurred before this instant (ISO 8601 with an offset). */
+                until?: string;
+                /** @description Resume after this event id, as the Last-Event-ID header does (which wins): the missed events are replayed first. Without either, the stream starts with the next event. */
+                after?: number;
+            };
+            header?: {
+                /** @description The id of the last event received */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of audit events */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid filter, after or Last-Event-ID (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "since must be an ISO 8601 instant with an offset, e.g. 2026-11-21T10:15:30Z",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Clearance level 7 or higher is required",
+                     *       "error_code": "CLEARANCE_INSUFFICIENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AuditController_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chain was walked: intact, or broken at the event named */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditChainVerificationResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Clearance level 7 or higher is required",
+                     *       "error_code": "CLEARANCE_INSUFFICIENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    FleetController_listStarDestroyers: {
+        parameters: {
+            query?: {
+                /** @description The maximum number of items to return. */
+                limit?: number;
+                /** @description The page to return, counting from 1; a page past the end is empty. */
+                page?: number;
+                /** @description Filters by galactic sector. */
+                sector?: "Outer Rim" | "Mid Rim" | "Inner Rim" | "Core Worlds";
+                /** @description Keyset cursor: the vessels whose id comes after this one, in id order (within the sector, when one is given). Pass the previous page's next_cursor; any depth costs what the first page does. Not together with page. */
+                after?: string;
+            };
+            header?: {
+                /** @description An ETag of an earlier answer: 304 while that page is unchanged. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of vessels, ordered by id, the count of every match, and the cursor of the next page */
+            200: {
+                headers: {
+                    /** @description Strong; changes with any write to the vessels. */
+                    ETag?: string;
+                    /** @description private, no-cache */
+                    "Cache-Control"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VesselListResponseDto"];
+                };
+            };
+            /** @description The page named by If-None-Match is unchanged; no body. */
+            304: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid limit, page, after or sector, or page and after together (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "limit must be a whole number from 1 to 100",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AssetsController_findOne: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Three capital letters, a hyphen, four digits. */
+                asset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset record, with its status and decommission fields */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetResponseDto"];
+                };
+            };
+            /** @description Invalid asset id (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "asset_id must match ^[A-Z]{3}-[0-9]{4}$",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (ASSET_ACCESS_DENIED) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Asset not found or clearance insufficient",
+                     *       "error_code": "ASSET_ACCESS_DENIED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No asset with that id, active or not (ASSET_NOT_FOUND) */
+            404: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Asset TIE-9999 not found",
+                     *       "error_code": "ASSET_NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AssetsController_decommission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Three capital letters, a hyphen, four digits. */
+                asset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecommissionAssetDto"];
+            };
+        };
+        responses: {
+            /** @description Decommissioned: the asset and its decommission fields as now stored */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecommissionResponseDto"];
+                };
+            };
+            /** @description Invalid asset id or body (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "reason must not be blank",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (ASSET_ACCESS_DENIED) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Asset not found or clearance insufficient",
+                     *       "error_code": "ASSET_ACCESS_DENIED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No active asset with that id (ASSET_ACCESS_DENIED) */
+            404: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Asset not found or clearance insufficient",
+                     *       "error_code": "ASSET_ACCESS_DENIED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Body over 16 KB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Request body exceeds the 16 KB limit",
+                     *       "error_code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Body sent with a Content-Type other than application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Request body must be application/json",
+                     *       "error_code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AssetsController_recommission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Three capital letters, a hyphen, four digits. */
+                asset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecommissionAssetDto"];
+            };
+        };
+        responses: {
+            /** @description Recommissioned: the asset record, active again */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecommissionResponseDto"];
+                };
+            };
+            /** @description Invalid asset id or body (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "reason must not be blank",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (ASSET_ACCESS_DENIED) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Asset not found or clearance insufficient",
+                     *       "error_code": "ASSET_ACCESS_DENIED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No asset with that id (ASSET_ACCESS_DENIED) */
+            404: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Asset not found or clearance insufficient",
+                     *       "error_code": "ASSET_ACCESS_DENIED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The asset is active (ASSET_NOT_DECOMMISSIONED) */
+            409: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Asset is active; only a decommissioned asset can be recommissioned",
+                     *       "error_code": "ASSET_NOT_DECOMMISSIONED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Body over 16 KB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Request body exceeds the 16 KB limit",
+                     *       "error_code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Body sent with a Content-Type other than application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Request body must be application/json",
+                     *       "error_code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AssetsController_list: {
+        parameters: {
+            query?: {
+                /** @description The maximum number of items to return. */
+                limit?: number;
+                /** @description The page to return, counting from 1; a page past the end is empty. */
+                page?: number;
+                status?: "active" | "decommissioned";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of assets, ordered by asset_id, and the count of every match */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetListResponseDto"];
+                };
+            };
+            /** @description Invalid status, limit or page (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "status must be one of the following values: active, decommissioned",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (ASSET_ACCESS_DENIED) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Asset not found or clearance insufficient",
+                     *       "error_code": "ASSET_ACCESS_DENIED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    HealthController_live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    HealthController_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready: the database answers, audit sequencing keeps up and the instance is not shutting down */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The database is unreachable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    MetricsController_scrape: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Prometheus text exposition format */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4; charset=utf-8": string;
+                };
+            };
+            /** @description UNAUTHENTICATED: METRICS_TOKEN is set and the bearer token is not it; or NODE_ENV=production and no METRICS_TOKEN is configured, which the message then says */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The metrics bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A refused scrape is a denial on the record, and the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+}

@@ -1,0 +1,204 @@
+import { BeforeApplicationShutdown, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { type Actor, RateLimitedError, ServiceUnavailableError } from '../common';
+import { type AuditEventFilter, AuditRepository, type ListedAuditEvent } from './audit.repository';
+import { AuditSequencer } from './audit-sequencer';
+
+/** Open streams one officer may hold at once on an instance. */
+export const STREAMS_PER_CLIENT = 5;
+/** Events read per query, in a replay and by the hub. */
+const BATCH = 500;
+/** Live events a stream may hold while it replays; past this it is too slow to keep. */
+const HELD_LIMIT = 10_000;
+/** The hub also looks for new events this often while streams are open: SQLite's only signal, and PostgreSQL's bound when a notice is missed. */
+const POLL_MS = 250;
+
+/** Where a stream's events go: `send` writes them and says false once the stream is over (closed, or dropped as too slow). */
+export interface StreamSink {
+  send(events: ListedAuditEvent[]): boolean;
+  /** Resolves once what was sent has mostly reached the client: true, or false when the stream is over. */
+  drained(): Promise<boolean>;
+  end(): void;
+}
+
+interface Subscriber {
+  filter: AuditEventFilter;
+  sink: StreamSink;
+  officerId: string;
+  /** The last event sent: nothing at or before it is sent again. */
+  lastSentId: number;
+  /** Live events that came during the replay, sent after it. */
+  held?: ListedAuditEvent[];
+}
+
+function matches(event: ListedAuditEvent, filter: AuditEventFilter): boolean {
+  return (
+    (filter.actor === undefined || event.actor === filter.actor) &&
+    (filter.action === undefined || event.action === filter.action) &&
+    (filter.outcome === undefined || event.outcome === filter.outcome) &&
+    (filter.asset_id === undefined || event.asset_id === filter.asset_id) &&
+    (filter.since === undefined || event.occurred_at >= filter.since) &&
+    (filter.until === undefined || event.occurred_at < filter.until)
+  );
+}
+
+/**
+ * Live audit events for the streams of this instance. One hub reads what was appended after the last
+ * event it saw, once for all streams, when the sequencer hears that any instance placed events
+ * (PostgreSQL's NOTIFY) and every POLL_MS while streams are open (SQLite's way); each
+ * stream takes the events its filter matches. A stream subscribes before it replays from the database,
+ * holding live events meanwhile, and never sends an event at or before the last it sent: no gap, no
+ * duplicate.
+ */
+@Injectable()
+export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
+  private readonly logger = new Logger('AuditStream');
+  private readonly subscribers = new Set<Subscriber>();
+  private lastSeenId?: number;
+  private reading = false;
+  private readAgain = false;
+  private poll?: NodeJS.Timeout;
+  private readonly stopListening: () => void;
+  private draining = false;
+
+  constructor(
+    private readonly repository: AuditRepository,
+    sequencer: AuditSequencer,
+  ) {
+    this.stopListening = sequencer.onPlacedAnywhere(() => this.poke());
+  }
+
+  /**
+   * Starts a stream after `afterId` (after the newest event when undefined): replays what the database
+   * holds after it, then goes live. Refused with 429 past STREAMS_PER_CLIENT for the officer, and with
+   * 503 while the instance drains, so the client reconnects elsewhere.
+   */
+  async subscribe(filter: AuditEventFilter, afterId: number | undefined, officer: Actor, sink: StreamSink): Promise<() => void> {
+    if (this.draining) {
+      throw new ServiceUnavailableError('This instance is shutting down; reconnect');
+    }
+    if ([...this.subscribers].filter((subscriber) => subscriber.officerId === officer.id).length >= STREAMS_PER_CLIENT) {
+      throw new RateLimitedError(5);
+    }
+    const subscriber: Subscriber = { filter, sink, officerId: officer.id, lastSentId: afterId ?? Number.MAX_SAFE_INTEGER, held: [] };
+    // Subscribed first, so what is placed from here on is held; the replay covers everything before.
+    this.subscribers.add(subscriber);
+    const newest = await this.newestId();
+    subscriber.lastSentId = afterId ?? newest;
+    this.lastSeenId ??= newest;
+    this.schedulePoll();
+    const unsubscribe = () => {
+      this.subscribers.delete(subscriber);
+    };
+    try {
+      await this.replay(subscriber);
+    } catch (error) {
+      unsubscribe();
+      throw error;
+    }
+    return unsubscribe;
+  }
+
+  /** Reads new events now: something was placed. */
+  private poke(): void {
+    if (this.subscribers.size > 0) {
+      void this.readNew();
+    }
+  }
+
+  /** A draining instance ends its streams, so their clients reconnect to another, and takes no new ones. */
+  beforeApplicationShutdown(): void {
+    this.draining = true;
+    for (const subscriber of this.subscribers) {
+      subscriber.sink.end();
+    }
+    this.subscribers.clear();
+  }
+
+  onModuleDestroy(): void {
+    this.stopListening();
+    clearTimeout(this.poll);
+  }
+
+  private drop(subscriber: Subscriber): void {
+    this.subscribers.delete(subscriber);
+    subscriber.sink.end();
+  }
+
+  private async replay(subscriber: Subscriber): Promise<void> {
+    for (;;) {
+      const events = await this.repository.findAfter(subscriber.filter, subscriber.lastSentId, BATCH);
+      // A replay goes at the client's pace: the database holds what it has not read yet.
+      if (!this.deliver(subscriber, events) || !(await subscriber.sink.drained()) || events.length < BATCH) {
+        break;
+      }
+    }
+    const held = subscriber.held ?? [];
+    subscriber.held = undefined;
+    this.deliver(subscriber, held);
+  }
+
+  /** Sends what the stream has not sent yet; false once it is over. */
+  private deliver(subscriber: Subscriber, events: ListedAuditEvent[]): boolean {
+    const fresh = events.filter((event) => event.id > subscriber.lastSentId);
+    if (fresh.length === 0) {
+      return true;
+    }
+    subscriber.lastSentId = fresh[fresh.length - 1].id;
+    if (!subscriber.sink.send(fresh)) {
+      this.subscribers.delete(subscriber);
+      return false;
+    }
+    return true;
+  }
+
+  private async readNew(): Promise<void> {
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = true;
+    try {
+      do {
+        this.readAgain = false;
+        const events = await this.repository.findAfter({}, this.lastSeenId ?? (await this.newestId()), BATCH);
+        if (events.length === 0) {
+          continue;
+        }
+        this.lastSeenId = events[events.length - 1].id;
+        this.readAgain = events.length === BATCH;
+        for (const subscriber of this.subscribers) {
+          const matching = events.filter((event) => matches(event, subscriber.filter));
+          if (subscriber.held && subscriber.held.length + matching.length > HELD_LIMIT) {
+            this.drop(subscriber);
+          } else if (subscriber.held) {
+            subscriber.held.push(...matching);
+          } else {
+            this.deliver(subscriber, matching);
+          }
+        }
+      } while (this.readAgain);
+    } catch (error) {
+      this.logger.warn(`could not read new audit events: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  private schedulePoll(): void {
+    if (this.poll !== undefined) {
+      return;
+    }
+    this.poll = setTimeout(() => {
+      this.poll = undefined;
+      if (this.subscribers.size === 0) {
+        this.lastSeenId = undefined;
+        return;
+      }
+      void this.readNew().finally(() => this.schedulePoll());
+    }, POLL_MS);
+  }
+
+  private async newestId(): Promise<number> {
+    return (await this.repository.findNewestId()) ?? 0;
+  }
+}
