@@ -58,7 +58,9 @@ describeEachDatabase('GET /v1/audit/events/stream', (engine) => {
     const stored = await t.db.selectFrom('audit_events').selectAll().where('request_id', '=', 'stream-live-1').executeTakeFirstOrThrow();
     assert.equal(frame.id, String(stored.id));
     assert.equal(frame.event, 'audit');
-    assert.deepEqual(eventOf(frame), stored);
+    const shown: Partial<typeof stored> = { ...stored };
+    delete shown.leaf_index;
+    assert.deepEqual(eventOf(frame), shown);
     assert.deepEqual(Object.keys(eventOf(frame)), Object.keys((await t.http().get('/v1/audit/events?limit=1').set('Authorization', admiral)).body.data.events[0]));
   });
 

@@ -57,6 +57,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest signed checkpoint of the audit tree (clearance 7 or higher)
+         * @description A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one.
+         */
+        get: operations["AuditController_checkpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/checkpoint/verifier-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The C2SP verifier key that checks the checkpoints' signature (clearance 7 or higher) */
+        get: operations["AuditController_verifierKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/events/{id}/inclusion-proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** RFC 9162 proof that the event is in the tree of tree_size events (clearance 7 or higher) */
+        get: operations["AuditController_inclusionProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/consistency-proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** RFC 9162 proof that the tree of second events extends the tree of first events (clearance 7 or higher) */
+        get: operations["AuditController_consistencyProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/fleet/star-destroyers": {
         parameters: {
             query?: never;
@@ -159,7 +230,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The service can reach its database, its audit events find their place in time, and it is not shutting down */
+        /** The service can reach its database and its rate-limit store, its audit events find their place in time, and it is not shutting down */
         get: operations["HealthController_ready"];
         put?: never;
         post?: never;
@@ -193,6 +264,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AuditDecisionDetailsDto: {
+            /** @example Damaged beyond repair during the Battle of Yavin */
+            reason: string;
+            /** @example Grand Moff Tarkin */
+            authorized_by: string;
+        };
         AuditEventDto: {
             /**
              * @description Position in the audit chain
@@ -238,11 +315,18 @@ export interface components {
              * @example c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2
              */
             prev_hash: string;
+            /** @description An allowed decommission's reason and authorising officer, as the request gave them; null in other events */
+            details: components["schemas"]["AuditDecisionDetailsDto"] | null;
             /**
-             * @description SHA-256 (hex) of the JSON array of the fields above, in their order here, and prev_hash
+             * @description SHA-256 (hex) of the JSON array of the fields above from id to prev_hash, in their order here
              * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
              */
             hash: string;
+            /**
+             * @description RFC 9162 leaf hash (base64): SHA-256 of 0x00 and the UTF-8 JSON array of the fields from id to details, in their order here
+             * @example n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=
+             */
+            leaf_hash: string;
         };
         AuditEventPageDto: {
             events: components["schemas"]["AuditEventDto"][];
@@ -283,6 +367,22 @@ export interface components {
             /** @example ASSET_ACCESS_DENIED */
             error_code: string;
         };
+        AssetDisagreementDto: {
+            /** @example TIE-0001 */
+            asset_id: string;
+            /**
+             * @description The allowed decommission event the row disagrees with
+             * @example 57
+             */
+            event_id: number;
+            /**
+             * @description Of status, decommission_reason, authorized_by, decommissioned_at
+             * @example [
+             *       "authorized_by"
+             *     ]
+             */
+            fields: string[];
+        };
         AuditChainVerificationDto: {
             /** @enum {string} */
             state: "intact" | "broken";
@@ -302,15 +402,62 @@ export interface components {
              */
             first_broken_event_id?: number;
             /**
-             * @description Only when broken. HASH_MISMATCH: its fields no longer give its hash: it was changed, or moved to another id. LINK_MISMATCH: it does not follow the event before it: an event was deleted or inserted before it. PAST_HEAD: it lies past the end of the chain: it was added outside the service. HEAD_MISMATCH: the chain head names it as the last event, but the chain ends elsewhere: events were deleted from the end, or the head was changed.
+             * @description Only when broken. HASH_MISMATCH: its fields no longer give its hash: it was changed, or moved to another id. LINK_MISMATCH: it does not follow the event before it: an event was deleted or inserted before it. PAST_HEAD: it lies past the end of the chain: it was added outside the service. HEAD_MISMATCH: the chain head names it as the last event, but the chain ends elsewhere: events were deleted from the end, or the head was changed. LEAF_MISMATCH: its fields (its details included) no longer give its leaf hash, or it is not at its place in the tree: it was changed. TREE_MISMATCH: the tree's right edge kept beside the head does not match the events' leaves: the tree was changed.
              * @enum {string}
              */
-            problem?: "HASH_MISMATCH" | "LINK_MISMATCH" | "PAST_HEAD" | "HEAD_MISMATCH";
+            problem?: "HASH_MISMATCH" | "LINK_MISMATCH" | "PAST_HEAD" | "HEAD_MISMATCH" | "LEAF_MISMATCH" | "TREE_MISMATCH";
+            /** @description Only when the chain and tree are intact but some decommissioned asset rows disagree with the allowed decommission event that recorded them */
+            disagreeing_assets?: components["schemas"]["AssetDisagreementDto"][];
         };
         AuditChainVerificationResponseDto: {
             /** @enum {string} */
             status: "success";
             data: components["schemas"]["AuditChainVerificationDto"];
+        };
+        InclusionProofDto: {
+            /**
+             * @description The event's zero-based position in the tree
+             * @example 0
+             */
+            leaf_index: number;
+            /** @example 1 */
+            tree_size: number;
+            /**
+             * @description The event's RFC 9162 leaf hash (base64)
+             * @example n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=
+             */
+            leaf_hash: string;
+            /**
+             * @description RFC 9162 inclusion path, from the leaf up (base64 hashes)
+             * @example []
+             */
+            inclusion_path: string[];
+            /**
+             * @description The root of the tree of tree_size events (base64)
+             * @example n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=
+             */
+            root_hash: string;
+        };
+        InclusionProofResponseDto: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["InclusionProofDto"];
+        };
+        ConsistencyProofDto: {
+            /** @example 1 */
+            first: number;
+            /** @example 1 */
+            second: number;
+            /**
+             * @description RFC 9162 consistency path (base64 hashes); empty when first equals second
+             * @example []
+             */
+            consistency_path: string[];
+        };
+        ConsistencyProofResponseDto: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["ConsistencyProofDto"];
         };
         VesselDto: {
             /**
@@ -778,6 +925,535 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditChainVerificationResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Clearance level 7 or higher is required",
+                     *       "error_code": "CLEARANCE_INSUFFICIENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AuditController_checkpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The note exactly as signed */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Clearance level 7 or higher is required",
+                     *       "error_code": "CLEARANCE_INSUFFICIENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AuditController_verifierKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description <key name>+<key id, 8 hex digits>+<base64 of 0x01 and the Ed25519 public key> */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Clearance level 7 or higher is required",
+                     *       "error_code": "CLEARANCE_INSUFFICIENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AuditController_inclusionProof: {
+        parameters: {
+            query?: {
+                /** @description The tree to prove inclusion in; by default the latest checkpoint's */
+                tree_size?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The event id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The path from the leaf to the root of the tree of tree_size events */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InclusionProofResponseDto"];
+                };
+            };
+            /** @description A bad id or tree_size, past the tree or not including the event (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "tree_size 90 is past the end of the tree, which has 57 events",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Clearance level 7 or higher is required",
+                     *       "error_code": "CLEARANCE_INSUFFICIENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No event has this id (AUDIT_EVENT_NOT_FOUND) */
+            404: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Audit event 42 not found",
+                     *       "error_code": "AUDIT_EVENT_NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AuditController_consistencyProof: {
+        parameters: {
+            query: {
+                /** @description The size of the older tree */
+                first: number;
+                /** @description The size of the newer tree, at least first */
+                second: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consistency path from the tree of first events to that of second */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsistencyProofResponseDto"];
+                };
+            };
+            /** @description first or second missing or bad, first above second, or second past the tree (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "second 90 is past the end of the tree, which has 57 events",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
@@ -1798,7 +2474,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database is unreachable, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down */
+            /** @description SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down */
             503: {
                 headers: {
                     /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
