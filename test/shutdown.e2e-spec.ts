@@ -45,7 +45,15 @@ describeEachDatabase('SIGTERM while keep-alive clients keep sending', (engine) =
     // The signal comes once the load is answered, not after a fixed time: on a loaded machine the first
     // requests may not even be read by then, and Node closes such connections as idle.
     const answered = () => load.outcomes().filter(({ status }) => status === 200).length;
-    await waitUntil(() => answered() >= 8, () => `the load got ${answered()} answers in 30 s`, 30_000);
+    const seen = () => {
+      const counts = new Map<string, number>();
+      for (const { status, errorCode } of load.outcomes()) {
+        const key = errorCode ? `${status} ${errorCode}` : String(status);
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      return JSON.stringify(Object.fromEntries(counts));
+    };
+    await waitUntil(() => answered() >= 8, () => `the load got ${answered()} answers in 30 s (${seen()}); the server ${server.child.exitCode === null ? 'runs' : `exited ${server.child.exitCode}`}:\n${server.output().slice(-4_000)}`, 30_000);
     const exit = once(server.child, 'exit') as Promise<[number | null, string | null]>;
     server.child.kill('SIGTERM');
     // Exit code 0 says the drain ended within SHUTDOWN_GRACE_MS, past which the server exits 1 by itself.
