@@ -35,23 +35,25 @@ export type ChainedFields = Omit<AuditEventRow, 'hash' | 'leaf_hash' | 'leaf_ind
  */
 export type UnchainedEvent = Omit<AuditEventRow, 'id' | 'occurred_at' | 'prev_hash' | 'hash' | 'leaf_hash' | 'leaf_index'>;
 
-/**
- * SHA-256 over the JSON array of the fields: JSON keeps null apart from "null" and numbers apart
- * from strings, and no value can run into the next.
- */
+/** The JSON array of the hashed fields: JSON keeps null apart from "null" and numbers apart from strings, and no value can run into the next. */
+const hashedJson = (event: ChainedFields) => JSON.stringify(HASHED_FIELDS.map((field) => event[field]));
+
+const chainHash = (json: string) => createHash('sha256').update(json).digest('hex');
+
+const leafHashAfter = (json: string, details: string | null) => leafHash(Buffer.from(`${json.slice(0, -1)},${details ?? 'null'}]`));
+
+/** The chain's hash: SHA-256 over the JSON array of the hashed fields. */
 export function eventHash(event: ChainedFields): string {
-  return createHash('sha256')
-    .update(JSON.stringify(HASHED_FIELDS.map((field) => event[field])))
-    .digest('hex');
+  return chainHash(hashedJson(event));
 }
 
 /**
  * The event's RFC 9162 leaf hash (base64): SHA-256 of 0x00 and the UTF-8 JSON array of its LEAF_FIELDS,
- * `details` as the object it holds (keys `reason`, `authorized_by`) or null.
+ * `details` as the object it holds (keys `reason`, `authorized_by`) or null. Stored details are that
+ * object's JSON as JSON.stringify wrote it, so the array is the hashed fields' array with the text added.
  */
 export function eventLeafHash(event: ChainedFields): string {
-  const values = LEAF_FIELDS.map((field) => (field === 'details' && event.details !== null ? (JSON.parse(event.details) as unknown) : event[field]));
-  return leafHash(Buffer.from(JSON.stringify(values)));
+  return leafHashAfter(hashedJson(event), event.details);
 }
 
 /** The event that follows `head`: the next position, a time that never goes back, linked to the head's hash. */
@@ -59,7 +61,8 @@ export function nextEvent(head: AuditChainHead, fields: UnchainedEvent, now: Dat
   const clock = now.toISOString();
   const occurredAt = head.last_occurred_at !== null && head.last_occurred_at > clock ? head.last_occurred_at : clock;
   const chained: ChainedFields = { ...fields, id: head.last_event_id + 1, occurred_at: occurredAt, prev_hash: head.last_hash };
-  return { ...chained, hash: eventHash(chained), leaf_hash: eventLeafHash(chained), leaf_index: head.event_count };
+  const json = hashedJson(chained);
+  return { ...chained, hash: chainHash(json), leaf_hash: leafHashAfter(json, chained.details), leaf_index: head.event_count };
 }
 
 /**

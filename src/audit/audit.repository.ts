@@ -120,6 +120,7 @@ function appendQueries(db: Kysely<DB>) {
       .returningAll()
       .compile(),
     insertEvent: precompile((event: AuditEventRow) => db.insertInto('audit_events').values(eventValues([event])[0])),
+    insertNode: precompile(({ level, index, hash }: StoredNode) => db.insertInto('audit_tree_nodes').values({ level, node_index: index, hash })),
     moveHead: precompile((head: AuditChainHead) =>
       db
         .updateTable('audit_chain_head')
@@ -195,9 +196,10 @@ export class AuditRepository {
     }
     const chained = chainEvents(head, [{ ...fields, recorded_at: new Date().toISOString() }]);
     await trx.executeQuery(this.appending.insertEvent(chained.events[0]));
-    // Half the appends complete no subtree; the others one per trailing one bit of the old size.
-    if (chained.nodes.length > 0) {
-      await trx.insertInto('audit_tree_nodes').values(nodeRows(chained.nodes)).execute();
+    // Half the appends complete no subtree, the others one per trailing one bit of the old size: one
+    // each on average, so one precompiled row at a time costs less than building a multi-row insert.
+    for (const node of chained.nodes) {
+      await trx.executeQuery(this.appending.insertNode(node));
     }
     await trx.executeQuery(this.appending.moveHead(chained.head));
   }

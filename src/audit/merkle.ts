@@ -16,7 +16,13 @@ export interface StoredNode extends TreeNode {
   hash: string;
 }
 
-const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
+const sha256 = (...parts: Buffer[]) => {
+  const hash = createHash('sha256');
+  for (const part of parts) {
+    hash.update(part);
+  }
+  return hash.digest();
+};
 
 export function leafHash(leaf: Buffer): string {
   return sha256(Buffer.from([0]), leaf).toString('base64');
