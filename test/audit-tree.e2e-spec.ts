@@ -10,10 +10,10 @@ import { DECOMMISSION_BODY } from './support/fixtures';
 import { decommission, expectErrorBody, listAuditEvents, listFleet } from './support/http';
 import { runScript, SCRIPTS } from './support/processes';
 import { startTestApp, type TestApp } from './support/test-app';
-import { eventually } from './support/wait';
+import { waitUntil } from './support/wait';
 
 /** Checkpoints are signed on a timer: waits for one that holds. */
-const waitFor = (check: () => Promise<boolean>) => eventually(check, 'no checkpoint of the expected size within 10 s');
+const untilCheckpointed = (check: () => Promise<boolean>) => waitUntil(check, 'no checkpoint of the expected size within 10 s');
 import { AuditRepository } from '../src/audit';
 import type { AuditEventRow } from '../src/database';
 
@@ -90,7 +90,7 @@ describeEachDatabase('the audit tree: leaf hashes, signed checkpoints and proofs
     await decommission(t, 'TIE-0001', admiral).expect(200);
     events = (await listAuditEvents(t, 'limit=100', admiral).expect(200)).body.data.events.reverse();
     leaves = events.map(leafOf);
-    await waitFor(async () => openNote(await checkpoint(), (await get('/v1/audit/checkpoint/verifier-key')).text).size === events.length);
+    await untilCheckpointed(async () => openNote(await checkpoint(), (await get('/v1/audit/checkpoint/verifier-key')).text).size === events.length);
   });
   after(() => t.close());
 
@@ -195,7 +195,7 @@ describeEachDatabase('the witness and audit:verify --checkpoint against tamperin
   };
   const signed = async () => {
     const target = await size();
-    await waitFor(async () => (await t.db.selectFrom('audit_checkpoint').select('tree_size').executeTakeFirst())?.tree_size === target);
+    await untilCheckpointed(async () => (await t.db.selectFrom('audit_checkpoint').select('tree_size').executeTakeFirst())?.tree_size === target);
   };
   /** Every table of the trail, as a backup holds it. */
   const TABLES = ['audit_events', 'audit_tree_nodes', 'audit_chain_head', 'audit_checkpoint'] as const;

@@ -8,7 +8,7 @@ import type { Response } from 'supertest';
 import { DECOMMISSION_BODY } from './support/fixtures';
 import { expectErrorBody } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
-import { waitFor } from './support/wait';
+import { waitUntil } from './support/wait';
 
 const ASSETS = Array.from({ length: 300 }, (_, index) => ({
   asset_id: `DSK-${String(index + 1).padStart(4, '0')}`,
@@ -74,7 +74,7 @@ describe('SQLite on a full disk', { skip: process.getuid?.() !== 0 && 'mounting 
     assert.deepEqual(notReady.body, { status: 'error', message: 'The database cannot store data (disk full, read-only or failing)', error_code: 'SERVICE_UNAVAILABLE' });
 
     rmSync(filler);
-    await waitFor(async () => ((await t.http().get('/health/ready')).status === 200 ? true : undefined), 150);
+    await waitUntil(async () => (await t.http().get('/health/ready')).status === 200, 'not ready again within 15 s of space returning', 15_000);
     const asset = await t.http().get(`/v1/assets/${refused.assetId}`).set('Authorization', officer).expect(200);
     assert.equal(asset.body.data.status, 'active', 'the refused decommission changed nothing');
     await t.http().delete(`/v1/assets/${refused.assetId}`).set('Authorization', officer).send(DECOMMISSION_BODY).expect(200);

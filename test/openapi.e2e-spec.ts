@@ -4,7 +4,7 @@ import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } fro
 import { describeEachDatabase } from './support/databases';
 import { concretePath, isPublic, type Route, routesOf } from './support/openapi';
 import { startTestApp, type TestApp } from './support/test-app';
-import { eventually } from './support/wait';
+import { waitUntil } from './support/wait';
 import demoData from '../src/import/demo-data.json';
 
 type Schema = SchemaObject & ReferenceObject;
@@ -26,7 +26,7 @@ describeEachDatabase('the OpenAPI document against the service', (engine) => {
     await t.http().get('/v1/fleet/star-destroyers').expect(401);
     const admiral = t.bearer('admiral-7', 7);
     const signed = async () => (await t.http().get('/v1/audit/checkpoint').set('Authorization', admiral)).text.split('\n')[1] === '1';
-    await eventually(signed, 'no checkpoint of the first event within 10 s');
+    await waitUntil(signed, 'no checkpoint of the first event within 10 s');
     document = (await t.http().get('/docs-json').expect(200)).body;
     routes = routesOf(document);
   });

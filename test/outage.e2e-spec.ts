@@ -5,22 +5,9 @@ import { DECOMMISSION_BODY } from './support/fixtures';
 import { createTestDatabase } from './support/databases';
 import { TcpProxy } from './support/tcp-proxy';
 import { startTestApp, type TestApp } from './support/test-app';
+import { waitUntil } from './support/wait';
 
 const UNAVAILABLE = { status: 'error', error_code: 'SERVICE_UNAVAILABLE' };
-
-/** Retries until the check passes: a pool reconnects on the next request, not at a fixed moment. */
-async function eventually(check: () => Promise<void>, attempts = 50): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await check();
-    } catch (error) {
-      if (attempt >= attempts) {
-        throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
 
 describe('PostgreSQL unreachable and back', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, () => {
   let proxy: TcpProxy;
@@ -69,9 +56,7 @@ describe('PostgreSQL unreachable and back', { skip: !process.env.TEST_DATABASE_U
 
   it('recovers by itself once the database is back, with nothing half-written', async () => {
     await proxy.restore();
-    await eventually(async () => {
-      await t.http().get('/health/ready').expect(200);
-    });
+    await waitUntil(async () => (await t.http().get('/health/ready')).status === 200, 'not ready within 10 s of the database coming back');
     await t.http().get('/v1/fleet/star-destroyers').set('Authorization', officer).expect(200);
     const asset = await t.http().get('/v1/assets/TIE-0001').set('Authorization', officer).expect(200);
     assert.equal(asset.body.data.status, 'active', 'the DELETE during the outage changed nothing');

@@ -11,7 +11,7 @@ import { describeEachDatabase } from './support/databases';
 import { decommission, expectErrorBody, listFleet } from './support/http';
 import { startServer, startServers, type RunningServer } from './support/processes';
 import { TcpProxy } from './support/tcp-proxy';
-import { waitFor } from './support/wait';
+import { waitFor, waitUntil } from './support/wait';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -266,7 +266,7 @@ describe('rate limits shared through Redis by two instances', () => {
     const ready = () => fetch(`${server.url}/health/ready`);
     try {
       // ioredis is ready once its first INFO has been answered, which may come after the first /health/live.
-      await waitFor(async () => ((await ready()).status === 200 ? true : undefined));
+      await waitUntil(async () => (await ready()).status === 200, 'not ready within 10 s');
 
       await relay.cut();
       const notReady = await waitFor(async () => {
@@ -280,7 +280,7 @@ describe('rate limits shared through Redis by two instances', () => {
 
       await relay.restore();
       const restored = Date.now();
-      await waitFor(async () => ((await ready()).status === 200 ? true : undefined));
+      await waitUntil(async () => (await ready()).status === 200, 'not ready within 10 s');
       const backAfterMs = Date.now() - restored;
       console.log(`# Redis back: ready again ${backAfterMs} ms after its return`);
       assert.ok(backAfterMs < 5_000, `${backAfterMs} ms`);
