@@ -167,9 +167,9 @@ export class AuditRepository {
     return (values, event) => statement({ ...values, ...Object.fromEntries(WAITING_COLUMNS.map((column) => [eventValue(column), event[column]])) });
   }
 
-  /** Runs a change compiled with its event, committed by itself; the row it changed, or undefined. */
-  async changeWithEvent<Row>(statement: CompiledQuery<ChangedWithEvent<Row>>): Promise<ChangedWithEvent<Row> | undefined> {
-    return (await this.db.executeQuery(statement)).rows.at(0);
+  /** Runs a change compiled with its event, in `executor`'s transaction or committed by itself; the row it changed, or undefined. */
+  async changeWithEvent<Row>(statement: CompiledQuery<ChangedWithEvent<Row>>, executor: Kysely<DB>): Promise<ChangedWithEvent<Row> | undefined> {
+    return (await executor.executeQuery(statement)).rows.at(0);
   }
 
   /** Up to `limit` waiting events, oldest first, chained after the current head: one statement; undefined when none waits. */

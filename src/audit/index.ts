@@ -7,3 +7,5 @@ export { AuditRepository } from './audit.repository';
 export { auditEventBatches, type AuditExportStart } from './audit-export';
 export { type Checkpoint, openCheckpoint, parseVerifierKey, verifierKeyOf } from './checkpoint-note';
 export { verifyConsistency } from './merkle';
+export { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
+export { IsAuditCursor } from './dto/audit-event.dto';

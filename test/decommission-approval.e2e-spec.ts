@@ -1,0 +1,290 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { describeEachDatabase } from './support/databases';
+import { DECOMMISSION_RESULT_KEYS } from './support/fixtures';
+import { decideRequest, decommission, expectErrorBody, getAsset, listDecommissionRequests, verifyAuditChain } from './support/http';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const REQUEST_KEYS = ['request_id', 'asset_id', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at', 'decided_at', 'decided_by'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** The two officers of a decommission: the one who asks, and the one named to approve. */
+const REQUESTER = 'officer-7';
+const APPROVER = 'officer-9';
+const ASK = { reason: 'Damaged beyond repair', authorized_by: APPROVER };
+
+describeEachDatabase('decommission with DECOMMISSION_APPROVAL=required', (engine) => {
+  let t: TestApp;
+  let requester: string;
+  let approver: string;
+  let bystander: string;
+
+  const eventsFor = (assetId: string) => t.db.selectFrom('audit_events').selectAll().where('asset_id', '=', assetId).orderBy('id').execute();
+  const eventsOf = async (assetId: string) => (await eventsFor(assetId)).map((event) => [event.action, event.outcome, event.reason, event.actor]);
+  const statusOf = async (assetId: string) =>
+    (await t.db.selectFrom('assets').select('status').where('asset_id', '=', assetId).executeTakeFirstOrThrow()).status;
+  /** A pending request for the asset, opened by the requester and naming the approver; its id. */
+  const requestFor = async (assetId: string) => (await decommission(t, assetId, requester, ASK).expect(202)).body.data.request_id as string;
+
+  before(async () => {
+    t = await startTestApp({ engine, env: { DECOMMISSION_APPROVAL: 'required' } });
+    requester = t.bearer(REQUESTER, 7);
+    approver = t.bearer(APPROVER, 8);
+    bystander = t.bearer('officer-10', 10);
+  });
+  after(() => t.close());
+
+  describe('the request', () => {
+    it('refuses authorized_by naming the caller with 422 AUTHORIZED_BY_IS_CALLER, records the denial and leaves the asset active', async () => {
+      const res = await decommission(t, 'TIE-0001', requester, { reason: 'Worn out', authorized_by: REQUESTER });
+
+      expectErrorBody(res, 422, 'AUTHORIZED_BY_IS_CALLER', 'authorized_by');
+      assert.equal(await statusOf('TIE-0001'), 'active');
+      assert.deepEqual(await eventsOf('TIE-0001'), [['asset.decommission', 'denied', 'AUTHORIZED_BY_IS_CALLER', REQUESTER]]);
+    });
+
+    it('answers 202 with Location and the pending request; the asset stays active; the request is an audit event', async () => {
+      const started = Date.now();
+      const res = await decommission(t, 'TIE-0001', requester, ASK).expect(202);
+
+      const request = res.body.data;
+      assert.equal(res.body.status, 'success');
+      assert.deepEqual(Object.keys(request), REQUEST_KEYS);
+      assert.match(request.request_id, UUID);
+      assert.equal(res.headers.location, `/v1/decommission-requests/${request.request_id}`);
+      assert.deepEqual(
+        { ...request, request_id: undefined, created_at: undefined, expires_at: undefined },
+        { request_id: undefined, asset_id: 'TIE-0001', state: 'pending', requested_by: REQUESTER, authorized_by: APPROVER, reason: ASK.reason, created_at: undefined, expires_at: undefined, decided_at: null, decided_by: null },
+      );
+      assert.equal(Date.parse(request.expires_at) - Date.parse(request.created_at), 86_400_000);
+      assert.ok(Date.parse(request.created_at) >= started - 1000);
+      assert.equal(await statusOf('TIE-0001'), 'active');
+      const [, requested] = await eventsFor('TIE-0001');
+      assert.deepEqual([requested.action, requested.outcome, requested.actor, requested.method], ['decommission.request', 'allowed', REQUESTER, 'DELETE']);
+      assert.deepEqual(JSON.parse(requested.details ?? ''), { request_id: request.request_id, reason: ASK.reason, authorized_by: APPROVER });
+      assert.deepEqual((await t.http().get(res.headers.location).set('Authorization', bystander).expect(200)).body.data, request);
+    });
+
+    it('refuses a second request while one is pending with 409 DECOMMISSION_REQUEST_PENDING naming it', async () => {
+      const [pending] = (await listDecommissionRequests(t, 'asset_id=TIE-0001&state=pending', requester).expect(200)).body.data.requests;
+
+      const res = await decommission(t, 'TIE-0001', bystander, { reason: 'Again', authorized_by: APPROVER });
+
+      expectErrorBody(res, 409, 'DECOMMISSION_REQUEST_PENDING');
+      assert.ok(res.body.message.includes(pending.request_id), res.body.message);
+      assert.equal((await eventsFor('TIE-0001')).at(-1)?.reason, 'DECOMMISSION_REQUEST_PENDING');
+    });
+
+    it('answers an absent or decommissioned asset as a direct decommission does: 404 ASSET_ACCESS_DENIED', async () => {
+      for (const assetId of ['XYZ-9999', 'OLD-0001']) {
+        const res = await decommission(t, assetId, requester, ASK).expect(404);
+        assert.deepEqual(res.body, { status: 'error', message: 'Asset not found or clearance insufficient', error_code: 'ASSET_ACCESS_DENIED' });
+        assert.deepEqual((await eventsOf(assetId)).at(-1), ['asset.decommission', 'denied', 'ASSET_NOT_FOUND', REQUESTER]);
+      }
+    });
+
+    it('keeps refusing clearance 6 with 403 ASSET_ACCESS_DENIED', async () => {
+      expectErrorBody(await decommission(t, 'TIE-0002', t.bearer('lieutenant-6', 6), ASK), 403, 'ASSET_ACCESS_DENIED');
+    });
+  });
+
+  describe('the approval', () => {
+    let requestId: string;
+    before(async () => {
+      requestId = await requestFor('TIE-0002');
+    });
+
+    it('refuses the requester approving their own request with 403, records it, and leaves the asset active', async () => {
+      expectErrorBody(await decideRequest(t, requestId, 'approve', requester), 403, 'DECOMMISSION_REQUEST_FORBIDDEN');
+      assert.equal(await statusOf('TIE-0002'), 'active');
+      assert.deepEqual((await eventsOf('TIE-0002')).at(-1), ['decommission.approve', 'denied', 'NOT_AUTHORIZING_OFFICER', REQUESTER]);
+    });
+
+    it('refuses an officer the request does not name with 403 and records it', async () => {
+      expectErrorBody(await decideRequest(t, requestId, 'approve', bystander), 403, 'DECOMMISSION_REQUEST_FORBIDDEN');
+      const denial = await t.db.selectFrom('audit_events').selectAll().where('actor', '=', 'officer-10').where('action', '=', 'decommission.approve').executeTakeFirstOrThrow();
+      assert.deepEqual([denial.outcome, denial.reason, denial.path], ['denied', 'NOT_AUTHORIZING_OFFICER', `/v1/decommission-requests/${requestId}/approve`]);
+      assert.equal(await statusOf('TIE-0002'), 'active');
+    });
+
+    it('refuses the named officer below clearance 7 with 403 CLEARANCE_INSUFFICIENT', async () => {
+      expectErrorBody(await decideRequest(t, requestId, 'approve', t.bearer(APPROVER, 6)), 403, 'CLEARANCE_INSUFFICIENT');
+    });
+
+    it("decommissions the asset on the named officer's approval: 200 with the spec's decommission body", async () => {
+      const res = await decideRequest(t, requestId, 'approve', approver).expect(200);
+
+      assert.equal(res.body.status, 'success');
+      assert.equal(res.body.message, 'Asset TIE-0002 decommissioned successfully');
+      assert.deepEqual(Object.keys(res.body.data).sort(), DECOMMISSION_RESULT_KEYS);
+      assert.deepEqual([res.body.data.decommission_reason, res.body.data.authorized_by], [ASK.reason, APPROVER]);
+      const asset = (await getAsset(t, 'TIE-0002', bystander).expect(200)).body.data;
+      assert.deepEqual([asset.status, asset.authorized_by, asset.decommissioned_at], ['decommissioned', APPROVER, res.body.data.decommissioned_at]);
+    });
+
+    it('records the approval and the decommission, both by the named officer, and marks the request approved', async () => {
+      const events = (await eventsFor('TIE-0002')).filter((event) => event.outcome === 'allowed');
+      assert.deepEqual(
+        events.map((event) => [event.action, event.actor, JSON.parse(event.details ?? '')]),
+        [
+          ['decommission.request', REQUESTER, { request_id: requestId, ...ASK }],
+          ['decommission.approve', APPROVER, { request_id: requestId, ...ASK }],
+          ['asset.decommission', APPROVER, { request_id: requestId, ...ASK }],
+        ],
+      );
+      const request = (await t.http().get(`/v1/decommission-requests/${requestId}`).set('Authorization', requester).expect(200)).body.data;
+      assert.deepEqual([request.state, request.decided_by], ['approved', APPROVER]);
+      assert.ok(request.decided_at);
+    });
+
+    it('refuses a second approval with 409 DECOMMISSION_REQUEST_NOT_PENDING', async () => {
+      expectErrorBody(await decideRequest(t, requestId, 'approve', approver), 409, 'DECOMMISSION_REQUEST_NOT_PENDING');
+      assert.deepEqual((await eventsOf('TIE-0002')).at(-1), ['decommission.approve', 'denied', 'DECOMMISSION_REQUEST_NOT_PENDING', APPROVER]);
+    });
+
+    it('answers an unknown request 404 DECOMMISSION_REQUEST_NOT_FOUND and a malformed id 400 naming request_id', async () => {
+      expectErrorBody(await decideRequest(t, '00000000-0000-4000-8000-000000000000', 'approve', approver), 404, 'DECOMMISSION_REQUEST_NOT_FOUND');
+      expectErrorBody(await decideRequest(t, 'not-a-uuid', 'approve', approver), 400, 'VALIDATION_ERROR', 'request_id');
+    });
+  });
+
+  describe('withdrawal and rejection', () => {
+    it('lets the requester withdraw, and no one else: the asset stays active and the request cannot be approved after', async () => {
+      const requestId = await requestFor('EQP-0001');
+
+      for (const other of [approver, bystander]) {
+        expectErrorBody(await decideRequest(t, requestId, 'withdraw', other), 403, 'DECOMMISSION_REQUEST_FORBIDDEN');
+      }
+      const res = await decideRequest(t, requestId, 'withdraw', requester).expect(200);
+
+      assert.deepEqual([res.body.data.state, res.body.data.decided_by], ['withdrawn', REQUESTER]);
+      expectErrorBody(await decideRequest(t, requestId, 'approve', approver), 409, 'DECOMMISSION_REQUEST_NOT_PENDING');
+      assert.equal(await statusOf('EQP-0001'), 'active');
+      assert.deepEqual(
+        (await eventsOf('EQP-0001')).filter(([action]) => action === 'decommission.withdraw'),
+        [
+          ['decommission.withdraw', 'denied', 'NOT_REQUESTER', APPROVER],
+          ['decommission.withdraw', 'denied', 'NOT_REQUESTER', 'officer-10'],
+          ['decommission.withdraw', 'allowed', null, REQUESTER],
+        ],
+      );
+    });
+
+    it('lets the named officer reject, and no one else; a new request may follow', async () => {
+      const requestId = await requestFor('EQP-0001');
+
+      for (const other of [requester, bystander]) {
+        expectErrorBody(await decideRequest(t, requestId, 'reject', other), 403, 'DECOMMISSION_REQUEST_FORBIDDEN');
+      }
+      const res = await decideRequest(t, requestId, 'reject', approver).expect(200);
+
+      assert.deepEqual([res.body.data.state, res.body.data.decided_by], ['rejected', APPROVER]);
+      expectErrorBody(await decideRequest(t, requestId, 'approve', approver), 409, 'DECOMMISSION_REQUEST_NOT_PENDING');
+      assert.equal(await statusOf('EQP-0001'), 'active');
+      await requestFor('EQP-0001');
+    });
+  });
+
+  describe('races', () => {
+    it('20 concurrent approvals by the named officer: exactly one decommission and one approval event', async () => {
+      const requestId = await requestFor('FAC-0001');
+
+      const statuses = await Promise.all(Array.from({ length: 20 }, async () => (await decideRequest(t, requestId, 'approve', approver)).status));
+
+      assert.deepEqual([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 409).length], [1, 19]);
+      const allowed = (await eventsOf('FAC-0001')).filter(([, outcome]) => outcome === 'allowed').map(([action]) => action);
+      assert.deepEqual(allowed, ['decommission.request', 'decommission.approve', 'asset.decommission']);
+      assert.equal(await statusOf('FAC-0001'), 'decommissioned');
+    });
+  });
+
+  describe('the listing', () => {
+    it('lists newest first, filters by state, asset and awaiting=me, and pages by cursor', async () => {
+      const all = (await listDecommissionRequests(t, 'limit=100', bystander).expect(200)).body.data;
+      assert.ok(all.requests.length >= 5);
+      assert.deepEqual(all.requests.map((r: { created_at: string }) => r.created_at), all.requests.map((r: { created_at: string }) => r.created_at).sort().reverse());
+      assert.equal(all.total_count, all.requests.length);
+
+      const awaiting = (await listDecommissionRequests(t, 'awaiting=me', approver).expect(200)).body.data.requests;
+      assert.ok(awaiting.length > 0);
+      assert.ok(awaiting.every((r: { state: string; authorized_by: string }) => r.state === 'pending' && r.authorized_by === APPROVER));
+      assert.deepEqual((await listDecommissionRequests(t, 'awaiting=me', requester).expect(200)).body.data.requests, []);
+      const approved = (await listDecommissionRequests(t, 'state=approved&asset_id=TIE-0002', requester).expect(200)).body.data.requests;
+      assert.deepEqual(approved.map((r: { asset_id: string; state: string }) => [r.asset_id, r.state]), [['TIE-0002', 'approved']]);
+
+      const walked = [];
+      let page = (await listDecommissionRequests(t, 'limit=2', bystander).expect(200)).body.data;
+      walked.push(...page.requests);
+      while (page.next_cursor) {
+        page = (await listDecommissionRequests(t, `limit=2&cursor=${page.next_cursor}`, bystander).expect(200)).body.data;
+        assert.deepEqual([page.total_count, page.page], [null, null]);
+        walked.push(...page.requests);
+      }
+      assert.deepEqual(walked, all.requests);
+    });
+
+    it('refuses awaiting with state, another awaiting, and a bad cursor with 400; clearance 6 with 403', async () => {
+      expectErrorBody(await listDecommissionRequests(t, 'awaiting=me&state=pending', approver), 400, 'VALIDATION_ERROR', 'awaiting');
+      expectErrorBody(await listDecommissionRequests(t, 'awaiting=you', approver), 400, 'VALIDATION_ERROR', 'awaiting');
+      expectErrorBody(await listDecommissionRequests(t, 'cursor=nope', approver), 400, 'VALIDATION_ERROR', 'cursor');
+      expectErrorBody(await listDecommissionRequests(t, '', t.bearer('lieutenant-6', 6)), 403, 'CLEARANCE_INSUFFICIENT');
+    });
+  });
+
+  it('leaves an audit trail that verifies intact', async () => {
+    assert.equal((await verifyAuditChain(t, bystander).expect(200)).body.data.state, 'intact');
+  });
+});
+
+describeEachDatabase('decommission requests that expire', (engine) => {
+  let t: TestApp;
+  let requester: string;
+  let approver: string;
+
+  before(async () => {
+    t = await startTestApp({ engine, env: { DECOMMISSION_APPROVAL: 'required', DECOMMISSION_APPROVAL_TTL_SECONDS: '1' } });
+    requester = t.bearer(REQUESTER, 7);
+    approver = t.bearer(APPROVER, 7);
+  });
+  after(() => t.close());
+
+  it('refuses the approval of an expired request with 409 DECOMMISSION_REQUEST_EXPIRED and records its expiry once', async () => {
+    const { request_id: requestId } = (await decommission(t, 'TIE-0001', requester, ASK).expect(202)).body.data;
+    await sleep(1_100);
+
+    expectErrorBody(await decideRequest(t, requestId, 'approve', approver), 409, 'DECOMMISSION_REQUEST_EXPIRED');
+    expectErrorBody(await decideRequest(t, requestId, 'withdraw', requester), 409, 'DECOMMISSION_REQUEST_EXPIRED');
+
+    const events = await t.db.selectFrom('audit_events').select(['action', 'outcome', 'reason', 'actor']).where('asset_id', '=', 'TIE-0001').orderBy('id').execute();
+    assert.deepEqual(
+      events.map(({ action, outcome, reason, actor }) => [action, outcome, reason, actor]),
+      [
+        ['decommission.request', 'allowed', null, REQUESTER],
+        ['decommission.expire', 'allowed', null, APPROVER],
+        ['decommission.approve', 'denied', 'DECOMMISSION_REQUEST_EXPIRED', APPROVER],
+        ['decommission.withdraw', 'denied', 'DECOMMISSION_REQUEST_EXPIRED', REQUESTER],
+      ],
+    );
+    const request = (await t.http().get(`/v1/decommission-requests/${requestId}`).set('Authorization', requester).expect(200)).body.data;
+    assert.deepEqual([request.state, request.decided_at, request.decided_by], ['expired', request.expires_at, null]);
+    assert.equal((await t.db.selectFrom('assets').select('status').where('asset_id', '=', 'TIE-0001').executeTakeFirstOrThrow()).status, 'active');
+  });
+
+  it('marks overdue requests expired when they are listed, and lets a new request replace one', async () => {
+    await decommission(t, 'TIE-0002', requester, ASK).expect(202);
+    await sleep(1_100);
+
+    const listed = (await listDecommissionRequests(t, 'asset_id=TIE-0002', approver).expect(200)).body.data.requests;
+    assert.deepEqual(listed.map((r: { state: string }) => r.state), ['expired']);
+    await decommission(t, 'TIE-0002', requester, ASK).expect(202);
+  });
+
+  it('lets a new request replace an overdue one that nothing has read', async () => {
+    await decommission(t, 'EQP-0001', requester, ASK).expect(202);
+    await sleep(1_100);
+
+    await decommission(t, 'EQP-0001', requester, ASK).expect(202);
+    const states = await t.db.selectFrom('decommission_requests').select('state').where('asset_id', '=', 'EQP-0001').orderBy('id').execute();
+    assert.deepEqual(states.map(({ state }) => state), ['expired', 'pending']);
+  });
+});
