@@ -5,6 +5,9 @@ import { ASSET_ID_PATTERN, IsAssetId, IsNotCombinedWith, PageMetaDto, PageQueryD
 import { DECOMMISSION_REQUEST_STATES, type DecommissionRequestState } from '../../database';
 
 export const EXAMPLE_REQUEST_ID = '6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f';
+/** Each decision documents a request of its own, pending in its example: one approved cannot be rejected. */
+export const EXAMPLE_REJECTED_REQUEST_ID = '0b9e6a52-3f4d-4c21-8a7e-5d6c7b8a9f01';
+export const EXAMPLE_WITHDRAWN_REQUEST_ID = '9c8d7e6f-5a4b-4c3d-8e2f-1a0b9c8d7e6f';
 
 export class DecommissionRequestIdParamDto {
   @ApiProperty({ format: 'uuid', example: EXAMPLE_REQUEST_ID, description: 'The request_id the DELETE answered.' })
