@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { AuditService } from '../src/audit';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_RESULT_KEYS } from './support/fixtures';
 import { decideRequest, decommission, expectErrorBody, getAsset, listDecommissionRequests, verifyAuditChain } from './support/http';
+import { runScript, SCRIPTS } from './support/processes';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const REQUEST_KEYS = ['request_id', 'asset_id', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at', 'decided_at', 'decided_by'];
@@ -286,5 +290,64 @@ describeEachDatabase('decommission requests that expire', (engine) => {
     await decommission(t, 'EQP-0001', requester, ASK).expect(202);
     const states = await t.db.selectFrom('decommission_requests').select('state').where('asset_id', '=', 'EQP-0001').orderBy('id').execute();
     assert.deepEqual(states.map(({ state }) => state), ['expired', 'pending']);
+  });
+});
+
+describeEachDatabase('audit:verify on decommissions through approval', (engine) => {
+  let t: TestApp;
+
+  const databaseUrl = () => (t.config.database.dialect === 'sqlite' ? `sqlite:${t.config.database.path}` : t.config.database.url);
+  const verifyByCommand = () => runScript(SCRIPTS.auditVerify, [], { cwd: tmpdir(), env: { DATABASE_URL: databaseUrl() } });
+
+  /**
+   * A decommission through request `requestId` written as the service writes one, its events chained
+   * like any (so the chain stays intact), but with only the given steps recorded before it.
+   */
+  async function decommissionedThrough(assetId: string, requestId: string, steps: [action: string, officer: string][]): Promise<void> {
+    const audit = t.app.get(AuditService);
+    const decommissionedAt = new Date().toISOString();
+    const details = { request_id: requestId, ...ASK };
+    for (const [action, officer] of [...steps, ['asset.decommission', APPROVER] as const]) {
+      const origin = { requestId: randomUUID(), ip: '127.0.0.1', method: 'POST', path: `/v1/decommission-requests/${requestId}/approve`, assetId };
+      await audit.record({ action, outcome: 'allowed', actor: { id: officer, clearance: 7 }, origin, details });
+    }
+    await t.db
+      .updateTable('assets')
+      .set({ status: 'decommissioned', decommission_reason: ASK.reason, authorized_by: APPROVER, decommissioned_at: decommissionedAt })
+      .where('asset_id', '=', assetId)
+      .execute();
+  }
+
+  before(async () => {
+    t = await startTestApp({ engine, env: { DECOMMISSION_APPROVAL: 'required' } });
+  });
+  after(() => t.close());
+
+  it('passes a decommission requested by one officer and approved by another', async () => {
+    const requestId = (await decommission(t, 'TIE-0001', t.bearer(REQUESTER, 7), ASK).expect(202)).body.data.request_id;
+    await decideRequest(t, requestId, 'approve', t.bearer(APPROVER, 7)).expect(200);
+
+    const verified = await verifyByCommand();
+    assert.equal(verified.code, 0, verified.stderr);
+    assert.match(verified.stdout, /^Audit chain intact/);
+  });
+
+  it('catches a decommission through a request whose request event is missing, and one approved by its requester', async () => {
+    await decommissionedThrough('TIE-0002', randomUUID(), [['decommission.approve', APPROVER]]);
+    await decommissionedThrough('EQP-0001', randomUUID(), [['decommission.request', APPROVER], ['decommission.approve', APPROVER]]);
+
+    const { state, disagreeing_assets } = (await verifyAuditChain(t, t.bearer('auditor', 7)).expect(200)).body.data;
+    assert.equal(state, 'broken');
+    assert.deepEqual(
+      disagreeing_assets.map(({ asset_id, fields }: { asset_id: string; fields: string[] }) => `${asset_id}: ${fields.join()}`),
+      [
+        'EQP-0001: approved_by',
+        'TIE-0002: request_event',
+      ],
+    );
+    const verified = await verifyByCommand();
+    assert.equal(verified.code, 1);
+    assert.match(verified.stderr, /Asset EQP-0001 was decommissioned by event \d+ through a request, but the trail holds no decommission.approve event for its request by an officer other than the requester/);
+    assert.match(verified.stderr, /Asset TIE-0002 was decommissioned by event \d+ through a request, but the trail holds no decommission.request event for its request/);
   });
 });

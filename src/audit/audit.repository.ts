@@ -399,6 +399,18 @@ export class AuditRepository {
       .execute();
   }
 
+  /** The allowed request and approval events of an asset's decommission requests, oldest first (the asset_id index finds them). */
+  findRequestSteps(assetId: string) {
+    return this.db
+      .selectFrom('audit_events')
+      .select(['action', 'actor', 'details'])
+      .where('asset_id', '=', assetId)
+      .where('action', 'in', [AUDIT_ACTIONS.requestDecommission, AUDIT_ACTIONS.approveDecommission])
+      .where('outcome', '=', 'allowed')
+      .orderBy('id')
+      .execute();
+  }
+
   /** Every asset with an allowed decommission event, beside its latest such event, in asset order, after `afterAssetId`. */
   findDecommissions(afterAssetId: string, limit: number): Promise<DecommissionedAsset[]> {
     return this.db
