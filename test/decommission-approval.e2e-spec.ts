@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { AuditService } from '../src/audit';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_RESULT_KEYS } from './support/fixtures';
 import { decideRequest, decommission, expectErrorBody, getAsset, listDecommissionRequests, verifyAuditChain } from './support/http';
-import { runScript, SCRIPTS } from './support/processes';
-import { startTestApp, type TestApp } from './support/test-app';
+import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
+import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
+import { eventually } from './support/wait';
 
 const REQUEST_KEYS = ['request_id', 'asset_id', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at', 'decided_at', 'decided_by'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -349,5 +351,76 @@ describeEachDatabase('audit:verify on decommissions through approval', (engine) 
     assert.equal(verified.code, 1);
     assert.match(verified.stderr, /Asset EQP-0001 was decommissioned by event \d+ through a request, but the trail holds no decommission.approve event for its request by an officer other than the requester/);
     assert.match(verified.stderr, /Asset TIE-0002 was decommissioned by event \d+ through a request, but the trail holds no decommission.request event for its request/);
+  });
+});
+
+describe('decommission requests across two instances on one PostgreSQL database', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, () => {
+  let t: TestApp;
+  let other: RunningServer;
+
+  /** A decision sent to the other instance, a real server process. */
+  const decideThere = (requestId: string, decision: 'approve' | 'withdraw', officer: string) =>
+    fetch(`${other.url}/v1/decommission-requests/${requestId}/${decision}`, { method: 'POST', headers: { Authorization: t.bearer(officer, 7) } });
+  const allowedActions = async (assetId: string) =>
+    (await t.db.selectFrom('audit_events').select('action').where('asset_id', '=', assetId).where('outcome', '=', 'allowed').orderBy('id').execute()).map(({ action }) => action);
+  const stateOf = async (requestId: string) =>
+    (await t.db.selectFrom('decommission_requests').select('state').where('request_id', '=', requestId).executeTakeFirstOrThrow()).state;
+  const startOther = async () =>
+    startServer({
+      // The same working directory: the same generated audit signing key.
+      cwd: dirname(t.config.dataDir),
+      env: {
+        DATABASE_URL: t.config.database.dialect === 'postgres' ? t.config.database.url : '',
+        JWT_SECRET: TEST_JWT_SECRET,
+        SEED_DEMO: 'false',
+        MIGRATE_ON_START: 'false',
+        RATE_LIMIT_ENABLED: 'false',
+        DECOMMISSION_APPROVAL: 'required',
+      },
+    });
+
+  before(async () => {
+    // This process sequences the audit trail (it starts first), pausing up to a second between batches.
+    t = await startTestApp({ engine: 'postgres', env: { DECOMMISSION_APPROVAL: 'required', AUDIT_SEQUENCER_INTERVAL_MS: '1000' } });
+    other = await startOther();
+  });
+  after(async () => {
+    await other.stop();
+    await t.close();
+  });
+
+  it('approves on one instance a request opened on the other, once, however the approvals race across both', async () => {
+    const requestId = (await decommission(t, 'TIE-0001', t.bearer(REQUESTER, 7), ASK).expect(202)).body.data.request_id;
+
+    const statuses = await Promise.all(
+      Array.from({ length: 10 }, async (_, index) =>
+        index % 2 === 0 ? (await decideThere(requestId, 'approve', APPROVER)).status : (await decideRequest(t, requestId, 'approve', t.bearer(APPROVER, 7))).status,
+      ),
+    );
+
+    assert.deepEqual([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 409).length], [1, 9]);
+    assert.equal(await stateOf(requestId), 'approved');
+    assert.deepEqual(await allowedActions('TIE-0001'), ['decommission.request', 'decommission.approve', 'asset.decommission']);
+  });
+
+  it('loses nothing when the instance is killed (SIGKILL) between the approval and its answer: the trail holds it whole and verifies', async () => {
+    const requestId = (await decommission(t, 'TIE-0002', t.bearer(REQUESTER, 7), ASK).expect(202)).body.data.request_id;
+
+    // The answer waits for the approval's events to be placed by this process's sequencer, which pauses
+    // up to a second between batches: the kill lands once the approval has committed, before its answer.
+    const answer = decideThere(requestId, 'approve', APPROVER).then((res) => res.status, () => 'no answer');
+    for (const deadline = Date.now() + 10_000; (await stateOf(requestId)) !== 'approved'; ) {
+      assert.ok(Date.now() < deadline, 'the approval did not commit within 10 s');
+    }
+    other.child.kill('SIGKILL');
+    assert.equal(await answer, 'no answer');
+
+    expectErrorBody(await decideRequest(t, requestId, 'approve', t.bearer(APPROVER, 7)), 409, 'DECOMMISSION_REQUEST_NOT_PENDING');
+    const asset = await t.db.selectFrom('assets').select(['status', 'authorized_by']).where('asset_id', '=', 'TIE-0002').executeTakeFirstOrThrow();
+    assert.deepEqual(asset, { status: 'decommissioned', authorized_by: APPROVER });
+    // The killed instance's events wait in the database for their place, which this process's sequencer gives them.
+    await eventually(async () => (await allowedActions('TIE-0002')).length === 3, "the approval's events were not placed");
+    assert.deepEqual(await allowedActions('TIE-0002'), ['decommission.request', 'decommission.approve', 'asset.decommission']);
+    assert.equal((await verifyAuditChain(t, t.bearer('auditor', 7)).expect(200)).body.data.state, 'intact');
   });
 });
