@@ -295,6 +295,34 @@ describeEachDatabase('decommission requests that expire', (engine) => {
   });
 });
 
+describeEachDatabase('an approval whose asset is no longer active', (engine) => {
+  let t: TestApp;
+
+  before(async () => {
+    t = await startTestApp({ engine, env: { DECOMMISSION_APPROVAL: 'required' } });
+  });
+  after(() => t.close());
+
+  it('answers 404 ASSET_ACCESS_DENIED as a direct decommission would, and rolls the approval back: the request stays pending', async () => {
+    const requestId = (await decommission(t, 'FAC-0001', t.bearer(REQUESTER, 7), ASK).expect(202)).body.data.request_id;
+    // Retired meanwhile outside this request, as under DECOMMISSION_APPROVAL=none.
+    await t.db.updateTable('assets').set({ status: 'decommissioned' }).where('asset_id', '=', 'FAC-0001').execute();
+
+    expectErrorBody(await decideRequest(t, requestId, 'approve', t.bearer(APPROVER, 7)), 404, 'ASSET_ACCESS_DENIED');
+
+    const request = await t.db.selectFrom('decommission_requests').select(['state', 'decided_by']).where('request_id', '=', requestId).executeTakeFirstOrThrow();
+    assert.deepEqual(request, { state: 'pending', decided_by: null });
+    const events = await t.db.selectFrom('audit_events').select(['action', 'outcome', 'reason']).orderBy('id').execute();
+    assert.deepEqual(
+      events.map(({ action, outcome, reason }) => [action, outcome, reason]),
+      [
+        ['decommission.request', 'allowed', null],
+        ['asset.decommission', 'denied', 'ASSET_NOT_FOUND'],
+      ],
+    );
+  });
+});
+
 describeEachDatabase('audit:verify on decommissions through approval', (engine) => {
   let t: TestApp;
 
