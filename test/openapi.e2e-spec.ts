@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
+import { EXAMPLE_REJECTED_REQUEST_ID, EXAMPLE_REQUEST_ID, EXAMPLE_WITHDRAWN_REQUEST_ID } from '../src/assets/dto/decommission-request.dto';
 import { describeEachDatabase } from './support/databases';
 import { concretePath, isPublic, type Route, routesOf } from './support/openapi';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -29,6 +30,16 @@ describeEachDatabase('the OpenAPI document against the service', (engine) => {
     await waitUntil(signed, 'no checkpoint of the first event within 10 s');
     document = (await t.http().get('/docs-json').expect(200)).body;
     routes = routesOf(document);
+    // The decommission requests the documented ids name, pending, each for the decision its route documents.
+    const pending = { state: 'pending' as const, reason: 'Worn out', created_at: new Date().toISOString(), expires_at: new Date(Date.now() + 3_600_000).toISOString() };
+    await t.db
+      .insertInto('decommission_requests')
+      .values([
+        { ...pending, request_id: EXAMPLE_REQUEST_ID, asset_id: 'TIE-0002', requested_by: 'officer-9', authorized_by: 'admiral-7' },
+        { ...pending, request_id: EXAMPLE_REJECTED_REQUEST_ID, asset_id: 'EQP-0001', requested_by: 'officer-9', authorized_by: 'admiral-7' },
+        { ...pending, request_id: EXAMPLE_WITHDRAWN_REQUEST_ID, asset_id: 'FAC-0001', requested_by: 'admiral-7', authorized_by: 'officer-9' },
+      ])
+      .execute();
   });
   after(() => t.close());
 

@@ -1,10 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
 import { ApiErrorResponse, AUDIT_ACTIONS } from '../common';
 import { RequestOrigin } from '../http';
 import { ASSET_ACCESS_DENIED_MESSAGE, ASSET_NOT_DECOMMISSIONED_MESSAGE, AssetAccessDeniedError } from './assets.errors';
 import { AssetsService } from './assets.service';
+import { AUTHORIZED_BY_IS_CALLER_MESSAGE } from './decommission-requests.errors';
+import { DecommissionRequestsService } from './decommission-requests.service';
+import { DecommissionRequestResponseDto, EXAMPLE_REQUEST_ID } from './dto/decommission-request.dto';
 import {
   AssetIdParamDto,
   AssetListResponseDto,
@@ -25,7 +29,10 @@ const REVEALS_ASSETS = { action: AUDIT_ACTIONS.readAsset, deniedError: AssetAcce
 @ApiTags('assets')
 @Controller('v1/assets')
 export class AssetsController {
-  constructor(private readonly assets: AssetsService) {}
+  constructor(
+    private readonly assets: AssetsService,
+    private readonly requests: DecommissionRequestsService,
+  ) {}
 
   @Delete(':asset_id')
   @HttpCode(HttpStatus.OK)
@@ -36,17 +43,33 @@ export class AssetsController {
   @ApiOperation({
     summary: 'Decommission an asset (clearance 7 or higher)',
     description:
-      'Removes an active asset from the active records. Checks run in order: token (401), clearance (403), input (400), asset active (404). Every attempt is audited.',
+      'Removes an active asset from the active records. Checks run in order: token (401), clearance (403), input (400), asset active (404). Every attempt is audited. ' +
+      'With DECOMMISSION_APPROVAL=required it opens a decommission request instead (202), which the officer named in authorized_by approves with their own token: ' +
+      'authorized_by must then be that officer\'s token subject, not the caller\'s (422), and an asset with a pending request gets 409.',
   })
   @ApiOkResponse({ type: DecommissionResponseDto, description: 'Decommissioned: the asset and its decommission fields as now stored' })
+  @ApiResponse({
+    status: HttpStatus.ACCEPTED,
+    type: DecommissionRequestResponseDto,
+    description: 'DECOMMISSION_APPROVAL=required: a pending decommission request; the asset stays active until authorized_by approves it',
+    headers: { Location: { description: `The request: /v1/decommission-requests/${EXAMPLE_REQUEST_ID}`, schema: { type: 'string' } } },
+  })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'reason must not be blank', 'Invalid asset id or body (VALIDATION_ERROR)')
   @ApiErrorResponse(404, 'ASSET_ACCESS_DENIED', ASSET_ACCESS_DENIED_MESSAGE, 'No active asset with that id (ASSET_ACCESS_DENIED)')
+  @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_PENDING', `Asset TIE-0001 already has a pending decommission request: ${EXAMPLE_REQUEST_ID}`, 'DECOMMISSION_APPROVAL=required: the asset has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING)')
+  @ApiErrorResponse(422, 'AUTHORIZED_BY_IS_CALLER', AUTHORIZED_BY_IS_CALLER_MESSAGE, 'DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER)')
   async decommission(
     @Param() { asset_id }: AssetIdParamDto,
     @Body() body: DecommissionAssetDto,
     @CurrentOfficer() officer: AuthenticatedOfficer,
     @RequestOrigin() origin: RequestOrigin,
-  ): Promise<DecommissionResponseDto> {
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<DecommissionResponseDto | DecommissionRequestResponseDto> {
+    if (this.requests.required) {
+      const request = await this.requests.open(asset_id, body, officer, origin);
+      response.status(HttpStatus.ACCEPTED).location(`/v1/decommission-requests/${request.request_id}`);
+      return { status: 'success', data: request };
+    }
     const data = await this.assets.decommission(asset_id, body, officer, origin);
     return { status: 'success', message: `Asset ${asset_id} decommissioned successfully`, data };
   }

@@ -4,11 +4,14 @@ import { MetricsModule } from '../observability';
 import { AssetsController } from './assets.controller';
 import { AssetsRepository } from './assets.repository';
 import { AssetsService } from './assets.service';
+import { DecommissionRequestsController } from './decommission-requests.controller';
+import { DecommissionRequestsRepository } from './decommission-requests.repository';
+import { DecommissionRequestsService } from './decommission-requests.service';
 
 @Module({
   imports: [AuditModule, MetricsModule],
-  controllers: [AssetsController],
-  providers: [AssetsRepository, AssetsService],
+  controllers: [AssetsController, DecommissionRequestsController],
+  providers: [AssetsRepository, AssetsService, DecommissionRequestsRepository, DecommissionRequestsService],
   exports: [AssetsRepository],
 })
 export class AssetsModule {}

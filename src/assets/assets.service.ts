@@ -24,12 +24,14 @@ export class AssetsService {
   /**
    * The asset leaves the active records and its audit event is written with it, committed together;
    * an asset that is missing or already decommissioned is refused with a denial, recorded where it is answered.
+   * `approvedRequestId` names the decommission request whose approval this is, in the event's details.
    */
   async decommission(
     assetId: string,
     request: DecommissionAssetDto,
     officer: Actor,
     origin: RequestOrigin,
+    approvedRequestId?: string,
   ): Promise<DecommissionedAssetDto> {
     const action = AUDIT_ACTIONS.decommission;
     const record = {
@@ -42,7 +44,7 @@ export class AssetsService {
       outcome: 'allowed',
       actor: officer,
       origin,
-      details: { reason: request.reason, authorized_by: request.authorized_by },
+      details: { request_id: approvedRequestId, reason: request.reason, authorized_by: request.authorized_by },
     });
     if (!decommissioned) {
       throw AssetAccessDeniedError.notFound().deniedAs({ action, reason: 'ASSET_NOT_FOUND', actor: officer });

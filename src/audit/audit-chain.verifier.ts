@@ -1,5 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
+import { AUDIT_ACTIONS } from '../common';
 import type { AuditChainHead } from '../database';
 import { eventHash, eventLeafHash, GENESIS_HASH } from './audit-chain';
 import { AuditRepository, type DecommissionedAsset } from './audit.repository';
@@ -31,9 +32,19 @@ export interface ChainVerification {
 export interface AssetDisagreement {
   asset_id: string;
   event_id: number;
-  /** The row's fields that disagree with the event: status, decommission_reason, authorized_by, decommissioned_at. */
+  /**
+   * The row's fields that disagree with the event: status, decommission_reason, authorized_by,
+   * decommissioned_at; for a decommission approved through a request (its event names the request),
+   * also what the trail lacks of the two officers' steps (APPROVAL_PROBLEMS).
+   */
   fields: string[];
 }
+
+/** What a decommission approved through a request must have in the trail: the request, and an approval by another officer. */
+export const APPROVAL_PROBLEMS = {
+  request_event: 'the trail holds no decommission.request event for its request',
+  approved_by: 'the trail holds no decommission.approve event for its request by an officer other than the requester',
+} as const;
 
 /**
  * How much later than the asset row's decommissioned_at its event may be placed: the event's time is the
@@ -115,7 +126,7 @@ export class AuditChainVerifier {
     for (;;) {
       const rows = await this.repository.findDecommissions(after, BATCH_SIZE);
       for (const row of rows) {
-        const fields = disagreeingFields(row);
+        const fields = [...disagreeingFields(row), ...(await this.approvalProblems(row))];
         if (fields.length > 0) {
           disagreeing.push({ asset_id: row.asset_id, event_id: row.event_id, fields });
         }
@@ -125,6 +136,20 @@ export class AuditChainVerifier {
       }
       after = rows[rows.length - 1].asset_id;
     }
+  }
+
+  /** For a decommission whose event names its request: the request and its approval by a second officer, as recorded. */
+  private async approvalProblems(row: DecommissionedAsset): Promise<(keyof typeof APPROVAL_PROBLEMS)[]> {
+    const requestId = row.event_details === null ? undefined : (JSON.parse(row.event_details) as { request_id?: string }).request_id;
+    if (requestId === undefined) {
+      return [];
+    }
+    const steps = (await this.repository.findRequestSteps(row.asset_id)).filter(
+      ({ details }) => details !== null && (JSON.parse(details) as { request_id?: string }).request_id === requestId,
+    );
+    const requester = steps.find(({ action }) => action === AUDIT_ACTIONS.requestDecommission)?.actor;
+    const approvedByAnother = steps.some(({ action, actor }) => action === AUDIT_ACTIONS.approveDecommission && actor !== requester);
+    return [...(requester === undefined ? (['request_event'] as const) : []), ...(approvedByAnother ? [] : (['approved_by'] as const))];
   }
 
   /** Checks each event after `walked` up to `throughId`, in batches; returns the first that fails. */

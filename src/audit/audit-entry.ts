@@ -8,11 +8,13 @@ export interface AuditEntry {
   reason?: DenialReason;
   actor?: Actor;
   origin: RequestOrigin;
-  /** An allowed decommission's reason and authorising officer, as the request gave them. */
+  /** An allowed decommission's (or decommission request's) reason and authorising officer, as the request gave them. */
   details?: DecisionDetails;
 }
 
 export interface DecisionDetails {
+  /** The decommission request the decision belongs to (DECOMMISSION_APPROVAL=required). */
+  request_id?: string;
   reason: string;
   authorized_by: string;
 }

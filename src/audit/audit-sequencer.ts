@@ -104,25 +104,25 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
 
   /**
    * Compiles, once, a change (one statement that changes at most one row and returns it) written with
-   * its decision's event, and returns what applies it and writes the event when it changed a row;
-   * undefined, and no event, when it changed none. On PostgreSQL the change and the waiting event are one
-   * statement; on SQLite the change and the event's append are one transaction of the commit group.
+   * its decision's event, and returns what applies it with `executor` (a transaction, or the database)
+   * and writes the event when it changed a row; undefined, and no event, when it changed none. On
+   * PostgreSQL the change and the waiting event are one statement; on SQLite the event's append follows
+   * the change in the executor's transaction, one of the commit group.
    */
   changeWithEvent<Values extends object, Row extends object>(
     change: (values: Values) => Compilable<Row>,
-  ): (values: Values, event: WaitingEvent) => Promise<WrittenChange<Row> | undefined> {
+  ): (values: Values, event: WaitingEvent, executor: Kysely<DB>) => Promise<WrittenChange<Row> | undefined> {
     if (this.transactions.groupsCommits) {
       const alone = precompile(change);
-      return (values, event) =>
-        this.transactions.run(async (trx) => {
-          const row = (await trx.executeQuery(alone(values))).rows.at(0);
-          return row && { row, placed: await this.write(event, trx) };
-        });
+      return async (values, event, executor) => {
+        const row = (await executor.executeQuery(alone(values))).rows.at(0);
+        return row && { row, placed: await this.write(event, executor) };
+      };
     }
     const withEvent = this.repository.precompileChangeWithEvent(change);
-    return async (values, event) => {
+    return async (values, event, executor) => {
       const ticket = this.ticket();
-      const changed = await this.repository.changeWithEvent(withEvent(values, event));
+      const changed = await this.repository.changeWithEvent(withEvent(values, event), executor);
       if (!changed) {
         return undefined;
       }

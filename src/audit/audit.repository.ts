@@ -168,9 +168,9 @@ export class AuditRepository {
     return (values, event) => statement({ ...values, ...Object.fromEntries(WAITING_COLUMNS.map((column) => [eventValue(column), event[column]])) });
   }
 
-  /** Runs a change compiled with its event, committed by itself; the row it changed, or undefined. */
-  async changeWithEvent<Row>(statement: CompiledQuery<ChangedWithEvent<Row>>): Promise<ChangedWithEvent<Row> | undefined> {
-    return (await this.db.executeQuery(statement)).rows.at(0);
+  /** Runs a change compiled with its event, in `executor`'s transaction or committed by itself; the row it changed, or undefined. */
+  async changeWithEvent<Row>(statement: CompiledQuery<ChangedWithEvent<Row>>, executor: Kysely<DB>): Promise<ChangedWithEvent<Row> | undefined> {
+    return (await executor.executeQuery(statement)).rows.at(0);
   }
 
   /** Up to `limit` waiting events, oldest first, chained after the current head: one statement; undefined when none waits. */
@@ -398,6 +398,18 @@ export class AuditRepository {
             ]),
           ),
       )
+      .execute();
+  }
+
+  /** The allowed request and approval events of an asset's decommission requests, oldest first (the asset_id index finds them). */
+  findRequestSteps(assetId: string) {
+    return this.db
+      .selectFrom('audit_events')
+      .select(['action', 'actor', 'details'])
+      .where('asset_id', '=', assetId)
+      .where('action', 'in', [AUDIT_ACTIONS.requestDecommission, AUDIT_ACTIONS.approveDecommission])
+      .where('outcome', '=', 'allowed')
+      .orderBy('id')
       .execute();
   }
 

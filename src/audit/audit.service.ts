@@ -27,9 +27,10 @@ function toWaitingEvent(entry: AuditEntry): WaitingEvent {
   return { ...toEventFields(entry), recorded_at: new Date().toISOString() };
 }
 
-/** The details as stored and hashed: JSON with the keys in this order, each value storable. */
-export function storedDetails({ reason, authorized_by }: DecisionDetails): string {
-  return JSON.stringify({ reason: storable(reason, AUDIT_FIELD_LIMITS.detail), authorized_by: storable(authorized_by, AUDIT_FIELD_LIMITS.detail) });
+/** The details as stored and hashed: JSON with the keys in this order (request_id only when given), each value storable. */
+export function storedDetails({ request_id, reason, authorized_by }: DecisionDetails): string {
+  const decision = { reason: storable(reason, AUDIT_FIELD_LIMITS.detail), authorized_by: storable(authorized_by, AUDIT_FIELD_LIMITS.detail) };
+  return JSON.stringify(request_id === undefined ? decision : { request_id: storable(request_id, AUDIT_FIELD_LIMITS.detail), ...decision });
 }
 
 function toEventFields({ action, outcome, reason, actor, origin, details }: AuditEntry): UnchainedEvent {
@@ -92,19 +93,26 @@ export class AuditService implements DenialRecorder {
    * changes at most one row and returns it. What it returns applies the change and, when it changed a
    * row, writes `entry` as that change's event, committed together (on PostgreSQL in one statement, one
    * round trip); it resolves with the row once the event has its place in the chain, or with undefined,
-   * and no event, when nothing changed. A failure to write both is a 503, as for record.
+   * and no event, when nothing changed. Called inside a TransactionRunner.run, both join that
+   * transaction, and the wait for the place comes after its commit. A failure to write both is a 503, as
+   * for record.
    */
   recordedChange<Values extends object, Row extends object>(
     change: (values: Values) => Compilable<Row>,
   ): (values: Values, entry: AuditEntry) => Promise<Row | undefined> {
     const changeWithEvent = this.sequencer.changeWithEvent(change);
-    return async (values, entry) => {
+    return (values, entry) => {
       const started = performance.now();
-      const written = await this.unavailableOnFailure(entry, changeWithEvent(values, toWaitingEvent(entry)));
-      if (written) {
-        await this.awaitPlace(entry, written.placed, started);
-      }
-      return written?.row;
+      return this.unavailableOnFailure(
+        entry,
+        this.transactions.runStatement(async (executor) => {
+          const written = await changeWithEvent(values, toWaitingEvent(entry), executor);
+          if (written) {
+            this.transactions.afterCommit(() => this.awaitPlace(entry, written.placed, started));
+          }
+          return written?.row;
+        }),
+      );
     };
   }
 
@@ -138,12 +146,14 @@ export class AuditService implements DenialRecorder {
     if (denial.action === AUDIT_ACTIONS.decommission) {
       this.metrics.decommissionDenied(verdict.limited ? 'RATE_LIMITED' : denial.reason);
     }
+    const { assetId, ...decision } = denial;
+    const refused = assetId === undefined ? origin : { ...origin, assetId };
     if (!verdict.limited) {
-      await this.record({ ...denial, outcome: 'denied', origin });
+      await this.record({ ...decision, outcome: 'denied', origin: refused });
       return;
     }
     if (verdict.firstInWindow) {
-      await this.record({ ...denial, reason: 'RATE_LIMITED', outcome: 'denied', origin });
+      await this.record({ ...decision, reason: 'RATE_LIMITED', outcome: 'denied', origin: refused });
     }
     throw new RateLimitedError(verdict.retryAfterSeconds);
   }

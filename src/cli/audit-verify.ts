@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { AuditChainVerifier, AuditRepository, CHAIN_PROBLEMS, type Checkpoint, openCheckpoint, parseVerifierKey, verifierKeyOf } from '../audit';
+import { APPROVAL_PROBLEMS, AuditChainVerifier, AuditRepository, CHAIN_PROBLEMS, type Checkpoint, openCheckpoint, parseVerifierKey, verifierKeyOf } from '../audit';
 import { loadCheckpointKeyConfig, loadDatabaseConfig } from '../config';
 import { assertMigrated, createDatabase, describeLocation } from '../database';
 import { AUDIT_VERIFY_USAGE, parseVerifyArguments, type VerifyArguments } from './audit-arguments';
@@ -51,7 +51,13 @@ runCommand({
       }
       if (result.disagreeing_assets) {
         for (const { asset_id, event_id, fields } of result.disagreeing_assets) {
-          console.error(`Asset ${asset_id} disagrees with its decommission event ${event_id} on ${fields.join(', ')}: its row was changed (${where})`);
+          const rowFields = fields.filter((field) => !(field in APPROVAL_PROBLEMS));
+          if (rowFields.length > 0) {
+            console.error(`Asset ${asset_id} disagrees with its decommission event ${event_id} on ${rowFields.join(', ')}: its row was changed (${where})`);
+          }
+          for (const problem of fields.filter((field): field is keyof typeof APPROVAL_PROBLEMS => field in APPROVAL_PROBLEMS)) {
+            console.error(`Asset ${asset_id} was decommissioned by event ${event_id} through a request, but ${APPROVAL_PROBLEMS[problem]} (${where})`);
+          }
         }
         process.exitCode = 1;
         return;

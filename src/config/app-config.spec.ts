@@ -62,6 +62,7 @@ describe('loadAppConfig', () => {
       corsOrigins: [],
       logLevel: 'info',
       metricsToken: undefined,
+      decommissionApproval: { policy: 'none', ttlSeconds: 86_400 },
     };
 
     assert.deepEqual(load({}), expected);
@@ -303,6 +304,24 @@ describe('loadAppConfig', () => {
         refuses({ METRICS_TOKEN: token }, 'METRICS_TOKEN');
       });
     }
+  });
+
+  describe('DECOMMISSION_APPROVAL', () => {
+    it('requires approval with DECOMMISSION_APPROVAL=required, for DECOMMISSION_APPROVAL_TTL_SECONDS', () => {
+      assert.deepEqual(load({ DECOMMISSION_APPROVAL: 'required', DECOMMISSION_APPROVAL_TTL_SECONDS: '3600' }).decommissionApproval, {
+        policy: 'required',
+        ttlSeconds: 3_600,
+      });
+    });
+
+    it('refuses another policy, and a TTL out of 1..2592000 seconds, in one message naming both', () => {
+      assert.throws(() => load({ DECOMMISSION_APPROVAL: 'maybe', DECOMMISSION_APPROVAL_TTL_SECONDS: '0' }), {
+        message:
+          'Invalid configuration: DECOMMISSION_APPROVAL must be one of the following values: none, required; ' +
+          'DECOMMISSION_APPROVAL_TTL_SECONDS must be a whole number from 1 to 2592000',
+      });
+      refuses({ DECOMMISSION_APPROVAL_TTL_SECONDS: '24h' }, 'DECOMMISSION_APPROVAL_TTL_SECONDS');
+    });
   });
 
   describe('SEED_DEMO', () => {

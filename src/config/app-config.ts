@@ -94,6 +94,17 @@ export interface AppConfig {
   logLevel: LogLevelName;
   /** The bearer token GET /metrics requires; unset: open, except in production, where it is then closed. */
   metricsToken?: string;
+  decommissionApproval: DecommissionApprovalConfig;
+}
+
+export const DECOMMISSION_APPROVAL_POLICIES = ['none', 'required'] as const;
+
+/** Whether a decommission needs a second officer's approval (docs/api.md#two-officers-for-a-decommission). */
+export interface DecommissionApprovalConfig {
+  /** none: DELETE decommissions at once; required: DELETE opens a request that the officer in authorized_by approves. */
+  policy: (typeof DECOMMISSION_APPROVAL_POLICIES)[number];
+  /** How long a request waits for its approval before it expires. */
+  ttlSeconds: number;
 }
 
 export interface RateLimitConfig {
@@ -344,6 +355,15 @@ class EnvironmentVariables {
   AUDIT_CHECKPOINT_INTERVAL_MS?: number;
 
   @IsOptional()
+  @IsIn(DECOMMISSION_APPROVAL_POLICIES)
+  DECOMMISSION_APPROVAL?: (typeof DECOMMISSION_APPROVAL_POLICIES)[number];
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1, 2_592_000)
+  DECOMMISSION_APPROVAL_TTL_SECONDS?: number;
+
+  @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must look like redis://host:6379' })
   REDIS_URL?: string;
 }
@@ -559,5 +579,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     corsOrigins: vars.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
     logLevel: vars.LOG_LEVEL ?? 'info',
     metricsToken: vars.METRICS_TOKEN,
+    decommissionApproval: {
+      policy: vars.DECOMMISSION_APPROVAL ?? 'none',
+      ttlSeconds: vars.DECOMMISSION_APPROVAL_TTL_SECONDS ?? 86_400,
+    },
   };
 }

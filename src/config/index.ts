@@ -1,11 +1,12 @@
 export { APP_CONFIG, ConfigModule } from './config.module';
-export { ConfigurationError, loadAppConfig, loadCheckpointKeyConfig, loadDatabaseConfig, loadTokenConfig, LOG_LEVELS } from './app-config';
+export { ConfigurationError, DECOMMISSION_APPROVAL_POLICIES, loadAppConfig, loadCheckpointKeyConfig, loadDatabaseConfig, loadTokenConfig, LOG_LEVELS } from './app-config';
 export { algorithmOf, privateTokenKey, publicTokenKey, readPem, type TokenAlgorithm, type TokenKey } from './token-keys';
 export type {
   AppConfig,
   ConfiguredKey,
   DatabaseConfig,
   DatabaseLocation,
+  DecommissionApprovalConfig,
   JwtConfig,
   LogLevelName,
   PostgresLocation,

@@ -118,6 +118,31 @@ export interface VesselDataVersionTable {
   version: ColumnType<string | number, number, never>;
 }
 
+export const DECOMMISSION_REQUEST_STATES = ['pending', 'approved', 'rejected', 'withdrawn', 'expired'] as const;
+export type DecommissionRequestState = (typeof DECOMMISSION_REQUEST_STATES)[number];
+
+/** A decommission waiting for, or past, the second officer's decision (DECOMMISSION_APPROVAL=required). */
+export interface DecommissionRequestsTable {
+  /** Orders the listing, newest last; never shown (request_id is the request's public id). */
+  id: ColumnType<number, never, never>;
+  /** A UUID. */
+  request_id: string;
+  asset_id: string;
+  state: DecommissionRequestState;
+  /** The `sub` of the officer who asked. */
+  requested_by: string;
+  /** The `sub` of the officer who may approve or reject it. */
+  authorized_by: string;
+  reason: string;
+  /** ISO 8601 UTC, as every instant here. */
+  created_at: string;
+  expires_at: string;
+  /** When it was approved, rejected or withdrawn, or when it expired; null while pending. */
+  decided_at: string | null;
+  /** Who approved, rejected or withdrew it; null while pending and once expired. */
+  decided_by: string | null;
+}
+
 export interface DB {
   assets: AssetsTable;
   vessels: VesselsTable;
@@ -128,6 +153,7 @@ export interface DB {
   audit_pending: AuditPendingTable;
   audit_tree_nodes: AuditTreeNodesTable;
   audit_checkpoint: AuditCheckpointTable;
+  decommission_requests: DecommissionRequestsTable;
 }
 
 export type AssetRow = Selectable<AssetsTable>;
@@ -136,3 +162,4 @@ export type VesselRow = Selectable<VesselsTable>;
 export type AuditEventRow = Selectable<AuditEventsTable>;
 export type AuditChainHead = Selectable<AuditChainHeadTable>;
 export type AuditPendingRow = Selectable<AuditPendingTable>;
+export type DecommissionRequestRow = Selectable<DecommissionRequestsTable>;

@@ -6,6 +6,7 @@ import * as vesselCounts from './migrations/003-vessel-counts';
 import * as auditPending from './migrations/004-audit-pending';
 import * as auditTree from './migrations/005-audit-tree';
 import * as auditQueryIndexes from './migrations/006-audit-query-indexes';
+import * as decommissionRequests from './migrations/007-decommission-requests';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-audit-pending': auditPending,
   '005-audit-tree': auditTree,
   '006-audit-query-indexes': auditQueryIndexes,
+  '007-decommission-requests': decommissionRequests,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {

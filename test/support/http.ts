@@ -48,6 +48,15 @@ export function recommission(t: TestApp, assetId: string, authorization?: string
   return typeof body === 'string' ? req.set('Content-Type', 'application/json').send(body) : req.send(body);
 }
 
+/** POST /v1/decommission-requests/:requestId/{approve,reject,withdraw}. */
+export function decideRequest(t: TestApp, requestId: string, decision: 'approve' | 'reject' | 'withdraw', authorization?: string): Test {
+  return authorized(t.http().post(`/v1/decommission-requests/${requestId}/${decision}`), authorization);
+}
+
+export function listDecommissionRequests(t: TestApp, query: string, authorization?: string): Test {
+  return authorized(t.http().get(withQuery('/v1/decommission-requests', query)), authorization);
+}
+
 export function listFleet(t: TestApp, query: string, authorization?: string): Test {
   return authorized(t.http().get(withQuery('/v1/fleet/star-destroyers', query)), authorization);
 }

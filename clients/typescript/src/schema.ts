@@ -161,7 +161,7 @@ export interface paths {
         post?: never;
         /**
          * Decommission an asset (clearance 7 or higher)
-         * @description Removes an active asset from the active records. Checks run in order: token (401), clearance (403), input (400), asset active (404). Every attempt is audited.
+         * @description Removes an active asset from the active records. Checks run in order: token (401), clearance (403), input (400), asset active (404). Every attempt is audited. With DECOMMISSION_APPROVAL=required it opens a decommission request instead (202), which the officer named in authorized_by approves with their own token: authorized_by must then be that officer's token subject, not the caller's (422), and an asset with a pending request gets 409.
          */
         delete: operations["AssetsController_decommission"];
         options?: never;
@@ -200,6 +200,106 @@ export interface paths {
         get: operations["AssetsController_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/decommission-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List decommission requests, newest first (clearance 7 or higher)
+         * @description Pending requests past their expiry are marked expired (and audited) before the page is read. awaiting=me: the pending requests the caller is named to decide.
+         */
+        get: operations["DecommissionRequestsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/decommission-requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a decommission request (clearance 7 or higher)
+         * @description The Location of a DELETE answered 202. A pending request past its expiry is marked expired (and audited) first.
+         */
+        get: operations["DecommissionRequestsController_findOne"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/decommission-requests/{request_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a decommission request: the officer it names as authorized_by (clearance 7 or higher)
+         * @description Decommissions the asset as a direct DELETE does, and marks the request approved, in one transaction; of concurrent approvals exactly one succeeds. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409), asset active (404). Every attempt is audited.
+         */
+        post: operations["DecommissionRequestsController_approve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/decommission-requests/{request_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a decommission request: the officer it names as authorized_by (clearance 7 or higher)
+         * @description The asset stays active. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409). Every attempt is audited.
+         */
+        post: operations["DecommissionRequestsController_reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/decommission-requests/{request_id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a decommission request: the officer who made it (clearance 7 or higher)
+         * @description The asset stays active. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is requested_by (403), request pending (409). Every attempt is audited.
+         */
+        post: operations["DecommissionRequestsController_withdraw"];
         delete?: never;
         options?: never;
         head?: never;
@@ -265,6 +365,12 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AuditDecisionDetailsDto: {
+            /**
+             * Format: uuid
+             * @description The decommission request the decision belongs to, when DECOMMISSION_APPROVAL=required
+             * @example 6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f
+             */
+            request_id?: string;
             /** @example Damaged beyond repair during the Battle of Yavin */
             reason: string;
             /** @example Grand Moff Tarkin */
@@ -292,7 +398,7 @@ export interface components {
              * @description Why it was denied; null when allowed.
              * @enum {string|null}
              */
-            reason: "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "CLEARANCE_INSUFFICIENT" | "ASSET_NOT_FOUND" | "ASSET_NOT_DECOMMISSIONED" | "RATE_LIMITED" | null;
+            reason: "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "CLEARANCE_INSUFFICIENT" | "ASSET_NOT_FOUND" | "ASSET_NOT_DECOMMISSIONED" | "RATE_LIMITED" | "AUTHORIZED_BY_IS_CALLER" | "DECOMMISSION_REQUEST_PENDING" | "DECOMMISSION_REQUEST_NOT_FOUND" | "NOT_AUTHORIZING_OFFICER" | "NOT_REQUESTER" | "DECOMMISSION_REQUEST_NOT_PENDING" | "DECOMMISSION_REQUEST_EXPIRED" | null;
             /**
              * @description Token subject; null when no valid token was given.
              * @example officer-7
@@ -315,7 +421,7 @@ export interface components {
              * @example c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2
              */
             prev_hash: string;
-            /** @description An allowed decommission's reason and authorising officer, as the request gave them; null in other events */
+            /** @description An allowed decommission's (and a decommission request's) reason and authorising officer, as the request gave them; null in other events */
             details: components["schemas"]["AuditDecisionDetailsDto"] | null;
             /**
              * @description SHA-256 (hex) of the JSON array of the fields above from id to prev_hash, in their order here
@@ -542,6 +648,59 @@ export interface components {
             message: string;
             data: components["schemas"]["DecommissionedAssetDto"];
         };
+        DecommissionRequestDto: {
+            /**
+             * Format: uuid
+             * @example 6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f
+             */
+            request_id: string;
+            /** @example TIE-0001 */
+            asset_id: string;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            state: "pending" | "approved" | "rejected" | "withdrawn" | "expired";
+            /**
+             * @description The token subject who asked.
+             * @example officer-7
+             */
+            requested_by: string;
+            /**
+             * @description The token subject of the officer who may approve or reject it.
+             * @example officer-9
+             */
+            authorized_by: string;
+            /** @example Damaged beyond repair during the Battle of Yavin */
+            reason: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:15:30.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Past this instant it can no longer be approved.
+             * @example 2026-11-22T10:15:30.000Z
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When it was approved, rejected or withdrawn, or when it expired; null while pending.
+             * @example null
+             */
+            decided_at: string | null;
+            /**
+             * @description Who approved, rejected or withdrew it; null while pending and once expired.
+             * @example null
+             */
+            decided_by: string | null;
+        };
+        DecommissionRequestResponseDto: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["DecommissionRequestDto"];
+        };
         RecommissionAssetDto: {
             /** @example Damaged beyond repair during the Battle of Yavin */
             reason: string;
@@ -599,6 +758,34 @@ export interface components {
             status: "success";
             data: components["schemas"]["AssetPageDto"];
         };
+        DecommissionRequestPageDto: {
+            requests: components["schemas"]["DecommissionRequestDto"][];
+            /**
+             * @description Every request matching the filter; null on a page asked for with cursor, which counts nothing.
+             * @example 3
+             */
+            total_count: number | null;
+            /**
+             * @description The page number; null on a page asked for with cursor.
+             * @example 1
+             */
+            page: number | null;
+            /**
+             * @description The effective page size.
+             * @example 10
+             */
+            per_page: number;
+            /**
+             * @description Pass as cursor for the next (older) page; null on the last page.
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        DecommissionRequestListResponseDto: {
+            /** @enum {string} */
+            status: "success";
+            data: components["schemas"]["DecommissionRequestPageDto"];
+        };
     };
     responses: never;
     parameters: never;
@@ -619,7 +806,7 @@ export interface operations {
                 asset_id?: string;
                 /** @description The token subject who acted. */
                 actor?: string;
-                action?: "auth.authenticate" | "asset.decommission" | "asset.recommission" | "asset.read" | "audit.read" | "audit.verify";
+                action?: "auth.authenticate" | "asset.decommission" | "asset.recommission" | "asset.read" | "audit.read" | "audit.verify" | "decommission.request" | "decommission.approve" | "decommission.reject" | "decommission.withdraw" | "decommission.expire" | "decommission.read";
                 /** @description Events that occurred at or after this instant (ISO 8601 with an offset). */
                 since?: string;
                 /** @description Events that occurred before this instant (ISO 8601 with an offset). */
@@ -765,7 +952,7 @@ export interface operations {
                 asset_id?: string;
                 /** @description The token subject who acted. */
                 actor?: string;
-                action?: "auth.authenticate" | "asset.decommission" | "asset.recommission" | "asset.read" | "audit.read" | "audit.verify";
+                action?: "auth.authenticate" | "asset.decommission" | "asset.recommission" | "asset.read" | "audit.read" | "audit.verify" | "decommission.request" | "decommission.approve" | "decommission.reject" | "decommission.withdraw" | "decommission.expire" | "decommission.read";
                 /** @description Events that occurred at or after this instant (ISO 8601 with an offset). */
                 since?: string;
                 /** @description Events that occurred before this instant (ISO 8601 with an offset). */
@@ -1875,6 +2062,19 @@ export interface operations {
                     "application/json": components["schemas"]["DecommissionResponseDto"];
                 };
             };
+            /** @description DECOMMISSION_APPROVAL=required: a pending decommission request; the asset stays active until authorized_by approves it */
+            202: {
+                headers: {
+                    /** @description The request: /v1/decommission-requests/6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f */
+                    Location?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecommissionRequestResponseDto"];
+                };
+            };
             /** @description Invalid asset id or body (VALIDATION_ERROR) */
             400: {
                 headers: {
@@ -1949,6 +2149,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description DECOMMISSION_APPROVAL=required: the asset has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING) */
+            409: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Asset TIE-0001 already has a pending decommission request: 6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f",
+                     *       "error_code": "DECOMMISSION_REQUEST_PENDING"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Body over 16 KB (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -1980,6 +2198,24 @@ export interface operations {
                      *       "status": "error",
                      *       "message": "Request body must be application/json",
                      *       "error_code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER) */
+            422: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "authorized_by must name another officer than the caller: a decommission needs a second officer",
+                     *       "error_code": "AUTHORIZED_BY_IS_CALLER"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];
@@ -2333,6 +2569,837 @@ export interface operations {
                      *       "status": "error",
                      *       "message": "Asset not found or clearance insufficient",
                      *       "error_code": "ASSET_ACCESS_DENIED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DecommissionRequestsController_list: {
+        parameters: {
+            query?: {
+                /** @description The maximum number of items to return. */
+                limit?: number;
+                /** @description The page to return, counting from 1; a page past the end is empty. */
+                page?: number;
+                state?: "pending" | "approved" | "rejected" | "withdrawn" | "expired";
+                asset_id?: string;
+                /** @description me: the pending requests that name the caller as authorized_by, awaiting the caller's decision. Not together with state. */
+                awaiting?: "me";
+                /** @description Keyset cursor: the previous page's next_cursor; the page holds the matching requests older than that page's last. Not together with page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests, newest first, and next_cursor */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecommissionRequestListResponseDto"];
+                };
+            };
+            /** @description Invalid state, asset_id, awaiting, limit, page or cursor (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "state must be one of the following values: pending, approved, rejected, withdrawn, expired",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Clearance level 7 or higher is required",
+                     *       "error_code": "CLEARANCE_INSUFFICIENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DecommissionRequestsController_findOne: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request_id the DELETE answered. */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request and its state */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecommissionRequestResponseDto"];
+                };
+            };
+            /** @description Invalid request id (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "request_id must be a UUID",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Clearance level 7 or higher is required",
+                     *       "error_code": "CLEARANCE_INSUFFICIENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No request with that id (DECOMMISSION_REQUEST_NOT_FOUND) */
+            404: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Decommission request 6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f not found",
+                     *       "error_code": "DECOMMISSION_REQUEST_NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DecommissionRequestsController_approve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request_id the DELETE answered. */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Decommissioned: the spec's decommission body */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecommissionResponseDto"];
+                };
+            };
+            /** @description Invalid request id (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "request_id must be a UUID",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not authorized_by (DECOMMISSION_REQUEST_FORBIDDEN)
+             *
+             *     Clearance below 7 (CLEARANCE_INSUFFICIENT)
+             */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Clearance level 7 or higher is required",
+                     *       "error_code": "CLEARANCE_INSUFFICIENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No request with that id (DECOMMISSION_REQUEST_NOT_FOUND), or its asset is no longer active (ASSET_ACCESS_DENIED: Asset not found or clearance insufficient) */
+            404: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Decommission request 6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f not found",
+                     *       "error_code": "DECOMMISSION_REQUEST_NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED) */
+            409: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Decommission request is no longer pending: it was approved",
+                     *       "error_code": "DECOMMISSION_REQUEST_NOT_PENDING"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DecommissionRequestsController_reject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request_id the DELETE answered. */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rejected: the request, now rejected */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecommissionRequestResponseDto"];
+                };
+            };
+            /** @description Invalid request id (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "request_id must be a UUID",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not authorized_by (DECOMMISSION_REQUEST_FORBIDDEN)
+             *
+             *     Clearance below 7 (CLEARANCE_INSUFFICIENT)
+             */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Clearance level 7 or higher is required",
+                     *       "error_code": "CLEARANCE_INSUFFICIENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No request with that id (DECOMMISSION_REQUEST_NOT_FOUND) */
+            404: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Decommission request 6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f not found",
+                     *       "error_code": "DECOMMISSION_REQUEST_NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED) */
+            409: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Decommission request is no longer pending: it was approved",
+                     *       "error_code": "DECOMMISSION_REQUEST_NOT_PENDING"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many requests or refusals from this client (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Seconds until the client may try again */
+                    "Retry-After"?: number;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Too many requests; retry later",
+                     *       "error_code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Internal server error",
+                     *       "error_code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "The service is temporarily unavailable",
+                     *       "error_code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DecommissionRequestsController_withdraw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request_id the DELETE answered. */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn: the request, now withdrawn */
+            200: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecommissionRequestResponseDto"];
+                };
+            };
+            /** @description Invalid request id (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "request_id must be a UUID",
+                     *       "error_code": "VALIDATION_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "A bearer token is required",
+                     *       "error_code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not requested_by (DECOMMISSION_REQUEST_FORBIDDEN)
+             *
+             *     Clearance below 7 (CLEARANCE_INSUFFICIENT)
+             */
+            403: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Clearance level 7 or higher is required",
+                     *       "error_code": "CLEARANCE_INSUFFICIENT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No request with that id (DECOMMISSION_REQUEST_NOT_FOUND) */
+            404: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Decommission request 6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f not found",
+                     *       "error_code": "DECOMMISSION_REQUEST_NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED) */
+            409: {
+                headers: {
+                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "error",
+                     *       "message": "Decommission request is no longer pending: it was approved",
+                     *       "error_code": "DECOMMISSION_REQUEST_NOT_PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];

@@ -22,7 +22,7 @@ const ACTIONS = Object.values(AUDIT_ACTIONS);
 /** Long enough for any cursor the listing writes. */
 const CURSOR_MAX_LENGTH = 24;
 
-function IsAuditCursor(): PropertyDecorator {
+export function IsAuditCursor(): PropertyDecorator {
   return ValidateBy({
     name: 'isAuditCursor',
     validator: {
@@ -95,6 +95,9 @@ export class StreamAuditEventsQueryDto extends AuditFilterQueryDto {
 }
 
 export class AuditDecisionDetailsDto {
+  @ApiPropertyOptional({ format: 'uuid', example: '6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f', description: 'The decommission request the decision belongs to, when DECOMMISSION_APPROVAL=required' })
+  request_id?: string;
+
   @ApiProperty({ example: 'Damaged beyond repair during the Battle of Yavin' })
   reason!: string;
 
@@ -145,7 +148,7 @@ export class AuditEventDto {
   @ApiProperty({
     type: AuditDecisionDetailsDto,
     nullable: true,
-    description: "An allowed decommission's reason and authorising officer, as the request gave them; null in other events",
+    description: "An allowed decommission's (and a decommission request's) reason and authorising officer, as the request gave them; null in other events",
   })
   details!: AuditDecisionDetailsDto | null;
 

@@ -6,6 +6,12 @@ export const AUDIT_ACTIONS = {
   readAsset: 'asset.read',
   readAudit: 'audit.read',
   verifyAudit: 'audit.verify',
+  requestDecommission: 'decommission.request',
+  approveDecommission: 'decommission.approve',
+  rejectDecommission: 'decommission.reject',
+  withdrawDecommission: 'decommission.withdraw',
+  expireDecommission: 'decommission.expire',
+  readDecommissionRequests: 'decommission.read',
 } as const;
 
 export const DENIAL_REASONS = [
@@ -16,6 +22,13 @@ export const DENIAL_REASONS = [
   'ASSET_NOT_FOUND',
   'ASSET_NOT_DECOMMISSIONED',
   'RATE_LIMITED',
+  'AUTHORIZED_BY_IS_CALLER',
+  'DECOMMISSION_REQUEST_PENDING',
+  'DECOMMISSION_REQUEST_NOT_FOUND',
+  'NOT_AUTHORIZING_OFFICER',
+  'NOT_REQUESTER',
+  'DECOMMISSION_REQUEST_NOT_PENDING',
+  'DECOMMISSION_REQUEST_EXPIRED',
 ] as const;
 export type DenialReason = (typeof DENIAL_REASONS)[number];
 
@@ -30,4 +43,6 @@ export interface Denial {
   reason: DenialReason;
   /** The caller, when a valid token named one. */
   actor?: Actor;
+  /** The asset refused, when the path does not name it (a decommission request's decision). */
+  assetId?: string;
 }

@@ -1,0 +1,122 @@
+import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
+import { ApiErrorResponse, AUDIT_ACTIONS } from '../common';
+import { RequestOrigin } from '../http';
+import { ASSET_ACCESS_DENIED_MESSAGE } from './assets.errors';
+import { NOT_AUTHORIZING_OFFICER_MESSAGE, NOT_PENDING_MESSAGE, NOT_REQUESTER_MESSAGE } from './decommission-requests.errors';
+import { DecommissionRequestsService } from './decommission-requests.service';
+import { DecommissionResponseDto } from './dto/asset.dto';
+import {
+  DecommissionRequestIdParamDto,
+  DecommissionRequestListResponseDto,
+  DecommissionRequestResponseDto,
+  EXAMPLE_REJECTED_REQUEST_ID,
+  EXAMPLE_REQUEST_ID,
+  EXAMPLE_WITHDRAWN_REQUEST_ID,
+  ListDecommissionRequestsQueryDto,
+} from './dto/decommission-request.dto';
+
+const NOT_FOUND = `Decommission request ${EXAMPLE_REQUEST_ID} not found`;
+const STATE_CONFLICT = 'Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED)';
+
+/** The second officer's side of a decommission under DECOMMISSION_APPROVAL=required (docs/api.md#two-officers-for-a-decommission). */
+@ApiTags('decommission requests')
+@Controller('v1/decommission-requests')
+export class DecommissionRequestsController {
+  constructor(private readonly requests: DecommissionRequestsService) {}
+
+  @Get()
+  @RequiresClearance(7, { action: AUDIT_ACTIONS.readDecommissionRequests })
+  @ApiOperation({
+    summary: 'List decommission requests, newest first (clearance 7 or higher)',
+    description: 'Pending requests past their expiry are marked expired (and audited) before the page is read. awaiting=me: the pending requests the caller is named to decide.',
+  })
+  @ApiOkResponse({ type: DecommissionRequestListResponseDto, description: 'A page of requests, newest first, and next_cursor' })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'state must be one of the following values: pending, approved, rejected, withdrawn, expired', 'Invalid state, asset_id, awaiting, limit, page or cursor (VALIDATION_ERROR)')
+  async list(
+    @Query() query: ListDecommissionRequestsQueryDto,
+    @CurrentOfficer() officer: AuthenticatedOfficer,
+    @RequestOrigin() origin: RequestOrigin,
+  ): Promise<DecommissionRequestListResponseDto> {
+    return { status: 'success', data: await this.requests.list(query, officer, origin) };
+  }
+
+  @Get(':request_id')
+  @RequiresClearance(7, { action: AUDIT_ACTIONS.readDecommissionRequests })
+  @ApiOperation({ summary: 'Get a decommission request (clearance 7 or higher)', description: 'The Location of a DELETE answered 202. A pending request past its expiry is marked expired (and audited) first.' })
+  @ApiOkResponse({ type: DecommissionRequestResponseDto, description: 'The request and its state' })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'request_id must be a UUID', 'Invalid request id (VALIDATION_ERROR)')
+  @ApiErrorResponse(404, 'DECOMMISSION_REQUEST_NOT_FOUND', NOT_FOUND, 'No request with that id (DECOMMISSION_REQUEST_NOT_FOUND)')
+  async findOne(
+    @Param() { request_id }: DecommissionRequestIdParamDto,
+    @CurrentOfficer() officer: AuthenticatedOfficer,
+    @RequestOrigin() origin: RequestOrigin,
+  ): Promise<DecommissionRequestResponseDto> {
+    return { status: 'success', data: await this.requests.findOne(request_id, officer, origin) };
+  }
+
+  @Post(':request_id/approve')
+  @HttpCode(HttpStatus.OK)
+  @RequiresClearance(7, { action: AUDIT_ACTIONS.approveDecommission })
+  @ApiOperation({
+    summary: 'Approve a decommission request: the officer it names as authorized_by (clearance 7 or higher)',
+    description:
+      'Decommissions the asset as a direct DELETE does, and marks the request approved, in one transaction; of concurrent approvals exactly one succeeds. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409), asset active (404). Every attempt is audited.',
+  })
+  @ApiOkResponse({ type: DecommissionResponseDto, description: "Decommissioned: the spec's decommission body" })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'request_id must be a UUID', 'Invalid request id (VALIDATION_ERROR)')
+  @ApiErrorResponse(403, 'DECOMMISSION_REQUEST_FORBIDDEN', NOT_AUTHORIZING_OFFICER_MESSAGE, 'Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not authorized_by (DECOMMISSION_REQUEST_FORBIDDEN)')
+  @ApiErrorResponse(404, 'DECOMMISSION_REQUEST_NOT_FOUND', NOT_FOUND, 'No request with that id (DECOMMISSION_REQUEST_NOT_FOUND), or its asset is no longer active (ASSET_ACCESS_DENIED: ' + ASSET_ACCESS_DENIED_MESSAGE + ')')
+  @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_NOT_PENDING', `${NOT_PENDING_MESSAGE}: it was approved`, STATE_CONFLICT)
+  async approve(
+    @Param() { request_id }: DecommissionRequestIdParamDto,
+    @CurrentOfficer() officer: AuthenticatedOfficer,
+    @RequestOrigin() origin: RequestOrigin,
+  ): Promise<DecommissionResponseDto> {
+    const data = await this.requests.approve(request_id, officer, origin);
+    return { status: 'success', message: `Asset ${data.asset_id} decommissioned successfully`, data };
+  }
+
+  @Post(':request_id/reject')
+  @HttpCode(HttpStatus.OK)
+  @RequiresClearance(7, { action: AUDIT_ACTIONS.rejectDecommission })
+  @ApiOperation({
+    summary: 'Reject a decommission request: the officer it names as authorized_by (clearance 7 or higher)',
+    description: 'The asset stays active. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409). Every attempt is audited.',
+  })
+  @ApiParam({ name: 'request_id', format: 'uuid', example: EXAMPLE_REJECTED_REQUEST_ID, description: 'The request_id the DELETE answered.' })
+  @ApiOkResponse({ type: DecommissionRequestResponseDto, description: 'Rejected: the request, now rejected' })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'request_id must be a UUID', 'Invalid request id (VALIDATION_ERROR)')
+  @ApiErrorResponse(403, 'DECOMMISSION_REQUEST_FORBIDDEN', NOT_AUTHORIZING_OFFICER_MESSAGE, 'Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not authorized_by (DECOMMISSION_REQUEST_FORBIDDEN)')
+  @ApiErrorResponse(404, 'DECOMMISSION_REQUEST_NOT_FOUND', NOT_FOUND, 'No request with that id (DECOMMISSION_REQUEST_NOT_FOUND)')
+  @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_NOT_PENDING', `${NOT_PENDING_MESSAGE}: it was approved`, STATE_CONFLICT)
+  async reject(
+    @Param() { request_id }: DecommissionRequestIdParamDto,
+    @CurrentOfficer() officer: AuthenticatedOfficer,
+    @RequestOrigin() origin: RequestOrigin,
+  ): Promise<DecommissionRequestResponseDto> {
+    return { status: 'success', data: await this.requests.reject(request_id, officer, origin) };
+  }
+
+  @Post(':request_id/withdraw')
+  @HttpCode(HttpStatus.OK)
+  @RequiresClearance(7, { action: AUDIT_ACTIONS.withdrawDecommission })
+  @ApiOperation({
+    summary: 'Withdraw a decommission request: the officer who made it (clearance 7 or higher)',
+    description: 'The asset stays active. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is requested_by (403), request pending (409). Every attempt is audited.',
+  })
+  @ApiParam({ name: 'request_id', format: 'uuid', example: EXAMPLE_WITHDRAWN_REQUEST_ID, description: 'The request_id the DELETE answered.' })
+  @ApiOkResponse({ type: DecommissionRequestResponseDto, description: 'Withdrawn: the request, now withdrawn' })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'request_id must be a UUID', 'Invalid request id (VALIDATION_ERROR)')
+  @ApiErrorResponse(403, 'DECOMMISSION_REQUEST_FORBIDDEN', NOT_REQUESTER_MESSAGE, 'Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not requested_by (DECOMMISSION_REQUEST_FORBIDDEN)')
+  @ApiErrorResponse(404, 'DECOMMISSION_REQUEST_NOT_FOUND', NOT_FOUND, 'No request with that id (DECOMMISSION_REQUEST_NOT_FOUND)')
+  @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_NOT_PENDING', `${NOT_PENDING_MESSAGE}: it was approved`, STATE_CONFLICT)
+  async withdraw(
+    @Param() { request_id }: DecommissionRequestIdParamDto,
+    @CurrentOfficer() officer: AuthenticatedOfficer,
+    @RequestOrigin() origin: RequestOrigin,
+  ): Promise<DecommissionRequestResponseDto> {
+    return { status: 'success', data: await this.requests.withdraw(request_id, officer, origin) };
+  }
+}

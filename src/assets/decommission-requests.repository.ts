@@ -1,0 +1,168 @@
+import { Injectable } from '@nestjs/common';
+import { Kysely, sql } from 'kysely';
+import type { DB, DecommissionRequestState } from '../database';
+
+/** What the API shows of a decommission request, in the order it shows it. */
+export const DECOMMISSION_REQUEST_COLUMNS = [
+  'request_id',
+  'asset_id',
+  'state',
+  'requested_by',
+  'authorized_by',
+  'reason',
+  'created_at',
+  'expires_at',
+  'decided_at',
+  'decided_by',
+] as const;
+
+export interface NewDecommissionRequest {
+  requestId: string;
+  assetId: string;
+  requestedBy: string;
+  authorizedBy: string;
+  reason: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** A pending request's decision: who took it, when, and the state it ends in. */
+export interface RequestDecision {
+  requestId: string;
+  /** The officer the request must name: authorized_by for an approval or a rejection, requested_by for a withdrawal. */
+  officer: string;
+  decidedAt: string;
+}
+
+/** Each field narrows the listing. */
+export interface DecommissionRequestFilter {
+  state?: DecommissionRequestState;
+  asset_id?: string;
+  authorized_by?: string;
+}
+
+@Injectable()
+export class DecommissionRequestsRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /**
+   * Opens a request for an active asset, in one statement: nothing when the asset is absent or not
+   * active, or when the asset already has a pending request (the partial unique index refuses it, so
+   * two instances racing open one).
+   */
+  openStatement(values: NewDecommissionRequest) {
+    return this.db
+      .insertInto('decommission_requests')
+      .columns(['request_id', 'asset_id', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom('assets')
+          .select([
+            eb.val(values.requestId).as('request_id'),
+            'asset_id',
+            sql.lit('pending').as('state'),
+            eb.val(values.requestedBy).as('requested_by'),
+            eb.val(values.authorizedBy).as('authorized_by'),
+            eb.val(values.reason).as('reason'),
+            eb.val(values.createdAt).as('created_at'),
+            eb.val(values.expiresAt).as('expires_at'),
+          ])
+          .where('asset_id', '=', values.assetId)
+          .where('status', '=', 'active'),
+      )
+      .onConflict((conflict) => conflict.doNothing())
+      .returning(DECOMMISSION_REQUEST_COLUMNS);
+  }
+
+  /** Approves a pending, unexpired request named to `officer`: of racing decisions exactly one sees it pending. */
+  approveStatement(values: RequestDecision) {
+    return this.decideStatement('approved', values).where('authorized_by', '=', values.officer);
+  }
+
+  rejectStatement(values: RequestDecision) {
+    return this.decideStatement('rejected', values).where('authorized_by', '=', values.officer);
+  }
+
+  withdrawStatement(values: RequestDecision) {
+    return this.decideStatement('withdrawn', values).where('requested_by', '=', values.officer);
+  }
+
+  /** Marks a pending request past its expiry as expired, once: it expired at expires_at, decided by no one. */
+  expireStatement(values: { requestId: string; now: string }) {
+    return this.db
+      .updateTable('decommission_requests')
+      .set((eb) => ({ state: 'expired', decided_at: eb.ref('expires_at') }))
+      .where('request_id', '=', values.requestId)
+      .where('state', '=', 'pending')
+      .where('expires_at', '<=', values.now)
+      .returning(DECOMMISSION_REQUEST_COLUMNS);
+  }
+
+  private decideStatement(state: Exclude<DecommissionRequestState, 'pending' | 'expired'>, values: RequestDecision) {
+    return this.db
+      .updateTable('decommission_requests')
+      .set({ state, decided_at: values.decidedAt, decided_by: values.officer })
+      .where('request_id', '=', values.requestId)
+      .where('state', '=', 'pending')
+      .where('expires_at', '>', values.decidedAt)
+      .returning(DECOMMISSION_REQUEST_COLUMNS);
+  }
+
+  findById(requestId: string) {
+    return this.db.selectFrom('decommission_requests').select(DECOMMISSION_REQUEST_COLUMNS).where('request_id', '=', requestId).executeTakeFirst();
+  }
+
+  findPending(assetId: string) {
+    return this.db
+      .selectFrom('decommission_requests')
+      .select(DECOMMISSION_REQUEST_COLUMNS)
+      .where('asset_id', '=', assetId)
+      .where('state', '=', 'pending')
+      .executeTakeFirst();
+  }
+
+  /** Pending requests past their expiry, oldest first, for a listing to mark expired first (the state index finds them). */
+  findOverdue(now: string) {
+    return this.db
+      .selectFrom('decommission_requests')
+      .select(DECOMMISSION_REQUEST_COLUMNS)
+      .where('state', '=', 'pending')
+      .where('expires_at', '<=', now)
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Newest first: `limit` rows and, when more follow, the id of the last (the next page's cursor), from `offset`, or before the row with id `beforeId`. */
+  async findPage(filter: DecommissionRequestFilter, window: { limit: number; offset?: number; beforeId?: number }) {
+    const rows = await this.filtered(filter)
+      .$if(window.beforeId !== undefined, (query) => query.where('id', '<', window.beforeId as number))
+      .select(['id', ...DECOMMISSION_REQUEST_COLUMNS])
+      .orderBy('id', 'desc')
+      .limit(window.limit + 1)
+      .offset(window.offset ?? 0)
+      .execute();
+    const page = rows.slice(0, window.limit);
+    return {
+      rows: page.map((row) => Object.fromEntries(DECOMMISSION_REQUEST_COLUMNS.map((column) => [column, row[column]])) as Omit<typeof row, 'id'>),
+      lastId: rows.length > window.limit ? page[page.length - 1].id : undefined,
+    };
+  }
+
+  async countMatching(filter: DecommissionRequestFilter): Promise<number> {
+    const { total } = await this.filtered(filter)
+      .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
+      .executeTakeFirstOrThrow();
+    return Number(total);
+  }
+
+  private filtered(filter: DecommissionRequestFilter) {
+    let requests = this.db.selectFrom('decommission_requests');
+    for (const column of ['state', 'asset_id', 'authorized_by'] as const) {
+      const value = filter[column];
+      if (value !== undefined) {
+        requests = requests.where(column, '=', value);
+      }
+    }
+    return requests;
+  }
+}

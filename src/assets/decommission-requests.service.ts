@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { type AuditEntry, AuditService, decodeAuditCursor, encodeAuditCursor } from '../audit';
+import { type Actor, AUDIT_ACTIONS, type DenialReason, pageNumber, pageOffset, type RequestOrigin } from '../common';
+import { APP_CONFIG, type AppConfig } from '../config';
+import { type DecommissionRequestRow, TransactionRunner } from '../database';
+import { AssetAccessDeniedError } from './assets.errors';
+import { AssetsService } from './assets.service';
+import {
+  AuthorizedByIsCallerError,
+  DecommissionRequestExpiredError,
+  DecommissionRequestForbiddenError,
+  DecommissionRequestNotFoundError,
+  DecommissionRequestNotPendingError,
+  DecommissionRequestPendingError,
+  NOT_AUTHORIZING_OFFICER_MESSAGE,
+  NOT_REQUESTER_MESSAGE,
+} from './decommission-requests.errors';
+import {
+  type DecommissionRequestFilter,
+  DecommissionRequestsRepository,
+  type NewDecommissionRequest,
+  type RequestDecision,
+} from './decommission-requests.repository';
+import type { DecommissionAssetDto, DecommissionedAssetDto } from './dto/asset.dto';
+import type { DecommissionRequestDto, DecommissionRequestPageDto, ListDecommissionRequestsQueryDto } from './dto/decommission-request.dto';
+
+type Request = Omit<DecommissionRequestRow, 'id'>;
+type Decision = 'approve' | 'reject' | 'withdraw';
+
+const DECISION_ACTIONS = {
+  approve: AUDIT_ACTIONS.approveDecommission,
+  reject: AUDIT_ACTIONS.rejectDecommission,
+  withdraw: AUDIT_ACTIONS.withdrawDecommission,
+} as const;
+
+/** The request's own details in every event of its life. */
+const detailsOf = (request: Request) => ({ request_id: request.request_id, reason: request.reason, authorized_by: request.authorized_by });
+
+/** Its events name its asset, whatever path the decision came in on. */
+const originOf = (origin: RequestOrigin, request: Request): RequestOrigin => ({ ...origin, assetId: request.asset_id });
+
+/**
+ * DECOMMISSION_APPROVAL=required: a decommission takes two officers. DELETE opens a request naming the
+ * officer who must approve it (docs/api.md#two-officers-for-a-decommission); that officer's approval
+ * decommissions the asset as a direct DELETE does, in the transaction that marks the request approved.
+ * Every state lives in the database, so any instance may take any step; each step is one conditional
+ * change recorded with its audit event, so of racing steps exactly one takes effect. A request past its
+ * expiry is marked expired, with its event, by the first request that reads it (no timers).
+ */
+@Injectable()
+export class DecommissionRequestsService {
+  private readonly openRecorded;
+  private readonly decisionsRecorded;
+  private readonly expireRecorded;
+
+  constructor(
+    private readonly requests: DecommissionRequestsRepository,
+    private readonly assets: AssetsService,
+    audit: AuditService,
+    private readonly transactions: TransactionRunner,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.openRecorded = audit.recordedChange((values: NewDecommissionRequest) => requests.openStatement(values));
+    this.decisionsRecorded = {
+      approve: audit.recordedChange((values: RequestDecision) => requests.approveStatement(values)),
+      reject: audit.recordedChange((values: RequestDecision) => requests.rejectStatement(values)),
+      withdraw: audit.recordedChange((values: RequestDecision) => requests.withdrawStatement(values)),
+    };
+    this.expireRecorded = audit.recordedChange((values: { requestId: string; now: string }) => requests.expireStatement(values));
+  }
+
+  get required(): boolean {
+    return this.config.decommissionApproval.policy === 'required';
+  }
+
+  /**
+   * DELETE's answer under the policy: a pending request, refused when the caller names themselves, and
+   * as a direct decommission is when the asset is absent or not active; 409 while one is pending.
+   */
+  async open(assetId: string, body: DecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
+    const denied = (reason: DenialReason) => ({ action: AUDIT_ACTIONS.decommission, reason, actor: officer });
+    if (body.authorized_by === officer.id) {
+      throw new AuthorizedByIsCallerError().deniedAs(denied('AUTHORIZED_BY_IS_CALLER'));
+    }
+    // A pending request past its expiry must not hold the asset's one pending place.
+    const overdue = await this.requests.findPending(assetId);
+    if (overdue) {
+      await this.expireIfOverdue(overdue, officer, origin);
+    }
+    const createdAt = new Date();
+    const request = {
+      requestId: randomUUID(),
+      assetId,
+      requestedBy: officer.id,
+      authorizedBy: body.authorized_by,
+      reason: body.reason,
+      createdAt: createdAt.toISOString(),
+      expiresAt: new Date(createdAt.getTime() + this.config.decommissionApproval.ttlSeconds * 1000).toISOString(),
+    };
+    const opened = await this.openRecorded(request, {
+      action: AUDIT_ACTIONS.requestDecommission,
+      outcome: 'allowed',
+      actor: officer,
+      origin,
+      details: { request_id: request.requestId, reason: body.reason, authorized_by: body.authorized_by },
+    });
+    if (opened) {
+      return opened;
+    }
+    const pending = await this.requests.findPending(assetId);
+    if (pending) {
+      throw new DecommissionRequestPendingError(assetId, pending.request_id).deniedAs(denied('DECOMMISSION_REQUEST_PENDING'));
+    }
+    throw AssetAccessDeniedError.notFound().deniedAs(denied('ASSET_NOT_FOUND'));
+  }
+
+  /** The named officer's approval: the asset is decommissioned as by a direct DELETE, in the same transaction. */
+  async approve(requestId: string, officer: Actor, origin: RequestOrigin): Promise<DecommissionedAssetDto> {
+    const request = await this.pendingFor('approve', requestId, officer, origin);
+    const decommissioned = await this.transactions.run(async () => {
+      const approved = await this.decisionsRecorded.approve(this.decision(request, officer), this.entry(DECISION_ACTIONS.approve, request, officer, origin));
+      const record = { reason: request.reason, authorized_by: request.authorized_by };
+      return approved && this.assets.decommission(request.asset_id, record, officer, originOf(origin, request), request.request_id);
+    });
+    return decommissioned ?? this.refuseDecided('approve', requestId, officer, origin);
+  }
+
+  async reject(requestId: string, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
+    return this.decide('reject', requestId, officer, origin);
+  }
+
+  async withdraw(requestId: string, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
+    return this.decide('withdraw', requestId, officer, origin);
+  }
+
+  async findOne(requestId: string, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
+    return this.current(AUDIT_ACTIONS.readDecommissionRequests, requestId, officer, origin);
+  }
+
+  /** Newest first; overdue pending requests are marked expired first, so none is listed as pending. */
+  async list(query: ListDecommissionRequestsQueryDto, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestPageDto> {
+    for (const overdue of await this.requests.findOverdue(new Date().toISOString())) {
+      await this.expireIfOverdue(overdue, officer, origin);
+    }
+    const filter: DecommissionRequestFilter =
+      query.awaiting === 'me' ? { asset_id: query.asset_id, state: 'pending', authorized_by: officer.id } : { asset_id: query.asset_id, state: query.state };
+    const beforeId = query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor);
+    const [{ rows, lastId }, total] = await Promise.all([
+      this.requests.findPage(filter, beforeId === undefined ? { limit: query.limit, offset: pageOffset(query) } : { limit: query.limit, beforeId }),
+      beforeId === undefined ? this.requests.countMatching(filter) : null,
+    ]);
+    return {
+      requests: rows,
+      total_count: total,
+      page: beforeId === undefined ? pageNumber(query) : null,
+      per_page: query.limit,
+      next_cursor: lastId === undefined ? null : encodeAuditCursor(lastId),
+    };
+  }
+
+  private async decide(decision: 'reject' | 'withdraw', requestId: string, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
+    const request = await this.pendingFor(decision, requestId, officer, origin);
+    const decided = await this.decisionsRecorded[decision](this.decision(request, officer), this.entry(DECISION_ACTIONS[decision], request, officer, origin));
+    return decided ?? this.refuseDecided(decision, requestId, officer, origin);
+  }
+
+  /** The request, if the officer may take this decision on it and it is still pending; else the refusal, recorded. */
+  private async pendingFor(decision: Decision, requestId: string, officer: Actor, origin: RequestOrigin): Promise<Request> {
+    const action = DECISION_ACTIONS[decision];
+    const request = await this.current(action, requestId, officer, origin);
+    const party = decision === 'withdraw' ? request.requested_by : request.authorized_by;
+    if (officer.id !== party) {
+      const [reason, message] = decision === 'withdraw' ? (['NOT_REQUESTER', NOT_REQUESTER_MESSAGE] as const) : (['NOT_AUTHORIZING_OFFICER', NOT_AUTHORIZING_OFFICER_MESSAGE] as const);
+      throw new DecommissionRequestForbiddenError(message).deniedAs({ action, reason, actor: officer, assetId: request.asset_id });
+    }
+    if (request.state === 'expired') {
+      throw new DecommissionRequestExpiredError(request.expires_at).deniedAs({ action, reason: 'DECOMMISSION_REQUEST_EXPIRED', actor: officer, assetId: request.asset_id });
+    }
+    if (request.state !== 'pending') {
+      throw new DecommissionRequestNotPendingError(request.state).deniedAs({ action, reason: 'DECOMMISSION_REQUEST_NOT_PENDING', actor: officer, assetId: request.asset_id });
+    }
+    return request;
+  }
+
+  /** A decision that changed nothing: another one, or the expiry, came first. Says which, as a recorded refusal. */
+  private async refuseDecided(decision: Decision, requestId: string, officer: Actor, origin: RequestOrigin): Promise<never> {
+    await this.pendingFor(decision, requestId, officer, origin);
+    throw new Error(`decommission request ${requestId} is pending, yet its ${decision} changed nothing`);
+  }
+
+  /** The request as it is now: marked expired first when it is overdue; 404 when there is none. */
+  private async current(action: string, requestId: string, officer: Actor, origin: RequestOrigin): Promise<Request> {
+    const request = await this.requests.findById(requestId);
+    if (!request) {
+      throw new DecommissionRequestNotFoundError(requestId).deniedAs({ action, reason: 'DECOMMISSION_REQUEST_NOT_FOUND', actor: officer });
+    }
+    return this.expireIfOverdue(request, officer, origin);
+  }
+
+  private async expireIfOverdue(request: Request, officer: Actor, origin: RequestOrigin): Promise<Request> {
+    const now = new Date().toISOString();
+    if (request.state !== 'pending' || request.expires_at > now) {
+      return request;
+    }
+    const entry = this.entry(AUDIT_ACTIONS.expireDecommission, request, officer, origin);
+    // Undefined when another request (on any instance) marked it first.
+    return (await this.expireRecorded({ requestId: request.request_id, now }, entry)) ?? { ...request, state: 'expired', decided_at: request.expires_at };
+  }
+
+  private decision(request: Request, officer: Actor): RequestDecision {
+    return { requestId: request.request_id, officer: officer.id, decidedAt: new Date().toISOString() };
+  }
+
+  /** An allowed step's event: its actor, the request's details, and the request's asset. */
+  private entry(action: string, request: Request, officer: Actor, origin: RequestOrigin): AuditEntry {
+    return { action, outcome: 'allowed', actor: officer, origin: originOf(origin, request), details: detailsOf(request) };
+  }
+}
