@@ -10,7 +10,7 @@ import { DECOMMISSION_RESULT_KEYS } from './support/fixtures';
 import { decideRequest, decommission, expectErrorBody, getAsset, listDecommissionRequests, verifyAuditChain } from './support/http';
 import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
-import { eventually } from './support/wait';
+import { waitUntil } from './support/wait';
 
 const REQUEST_KEYS = ['request_id', 'asset_id', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at', 'decided_at', 'decided_by'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -447,7 +447,7 @@ describe('decommission requests across two instances on one PostgreSQL database'
     const asset = await t.db.selectFrom('assets').select(['status', 'authorized_by']).where('asset_id', '=', 'TIE-0002').executeTakeFirstOrThrow();
     assert.deepEqual(asset, { status: 'decommissioned', authorized_by: APPROVER });
     // The killed instance's events wait in the database for their place, which this process's sequencer gives them.
-    await eventually(async () => (await allowedActions('TIE-0002')).length === 3, "the approval's events were not placed");
+    await waitUntil(async () => (await allowedActions('TIE-0002')).length === 3, "the approval's events were not placed");
     assert.deepEqual(await allowedActions('TIE-0002'), ['decommission.request', 'decommission.approve', 'asset.decommission']);
     assert.equal((await verifyAuditChain(t, t.bearer('auditor', 7)).expect(200)).body.data.state, 'intact');
   });
