@@ -1,8 +1,9 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import type { AuditChainHead } from '../database';
+import { AUDIT_ACTIONS } from '../common';
 import { eventHash, eventLeafHash, GENESIS_HASH } from './audit-chain';
-import { AuditRepository, type DecommissionedAsset } from './audit.repository';
+import { type AssetStatusChange, AuditRepository } from './audit.repository';
 import { appendLeaves, decodeFrontier, type Frontier, frontierRoot } from './merkle';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
 
@@ -24,7 +25,7 @@ export interface ChainVerification {
   head_hash: string;
   first_broken_event_id?: number;
   problem?: ChainProblem;
-  /** Only when some disagree: decommissioned assets whose row disagrees with the event that recorded the decision. */
+  /** Only when some disagree: decommissioned or recommissioned assets whose row disagrees with the event that recorded the decision. */
   disagreeing_assets?: AssetDisagreement[];
 }
 
@@ -108,12 +109,12 @@ export class AuditChainVerifier {
     return frontierRoot(tree.hashes);
   }
 
-  /** Every asset with an allowed decommission event: its row must still say what that event recorded. */
+  /** Every asset with an allowed decommission event: its row must still say what its latest decommission or recommission recorded. */
   private async crossCheckAssets(): Promise<AssetDisagreement[]> {
     const disagreeing: AssetDisagreement[] = [];
     let after = '';
     for (;;) {
-      const rows = await this.repository.findDecommissions(after, BATCH_SIZE);
+      const rows = await this.repository.findLatestStatusChanges(after, BATCH_SIZE);
       for (const row of rows) {
         const fields = disagreeingFields(row);
         if (fields.length > 0) {
@@ -168,8 +169,15 @@ export class AuditChainVerifier {
   }
 }
 
-/** Which of the row's fields disagree with the decision its event recorded; events recorded before details existed say nothing of reason and officer. */
-function disagreeingFields(row: DecommissionedAsset): string[] {
+/**
+ * Which of the row's fields disagree with the decision its event recorded; events recorded before details
+ * existed say nothing of reason and officer. A recommission leaves the decommission's fields as they were
+ * (the record of the last decommission) and says only that the asset is active.
+ */
+function disagreeingFields(row: AssetStatusChange): string[] {
+  if (row.event_action === AUDIT_ACTIONS.recommission) {
+    return row.status === 'active' ? [] : ['status'];
+  }
   const fields: string[] = [];
   if (row.status !== 'decommissioned') {
     fields.push('status');
