@@ -272,20 +272,22 @@ export interface components {
         };
         AuditEventDto: {
             /**
+             * Format: int64
              * @description Position in the audit chain
              * @example 42
              */
             id: number;
             /**
              * Format: date-time
+             * @description UTC, to the millisecond.
              * @example 2026-11-21T10:15:30.000Z
              */
             occurred_at: string;
             /**
-             * @description e.g. asset.decommission, auth.authenticate, audit.read
              * @example asset.decommission
+             * @enum {string}
              */
-            action: string;
+            action: "auth.authenticate" | "asset.decommission" | "asset.recommission" | "asset.read" | "audit.read" | "audit.verify";
             /** @enum {string} */
             outcome: "allowed" | "denied";
             /**
@@ -298,9 +300,15 @@ export interface components {
              * @example officer-7
              */
             actor: string | null;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             actor_clearance: number | null;
-            /** @example TIE-0001 */
+            /**
+             * @description As the request named it, valid or not.
+             * @example TIE-0001
+             */
             asset_id: string | null;
             /** @example 0f6f3f0e-6a53-4d1a-9d56-2b1b8d1c1e7a */
             request_id: string;
@@ -315,7 +323,7 @@ export interface components {
              * @example c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2
              */
             prev_hash: string;
-            /** @description An allowed decommission's reason and authorising officer, as the request gave them; null in other events */
+            /** @description An allowed decommission's or recommission's reason and authorising officer, as the request gave them; null in other events */
             details: components["schemas"]["AuditDecisionDetailsDto"] | null;
             /**
              * @description SHA-256 (hex) of the JSON array of the fields above from id to prev_hash, in their order here
@@ -331,16 +339,19 @@ export interface components {
         AuditEventPageDto: {
             events: components["schemas"]["AuditEventDto"][];
             /**
+             * Format: int64
              * @description Every event matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.
              * @example 14
              */
             total_count: number | null;
             /**
+             * Format: int32
              * @description The page number; null on a page asked for with cursor.
              * @example 1
              */
             page: number | null;
             /**
+             * Format: int32
              * @description The effective page size.
              * @example 10
              */
@@ -371,22 +382,24 @@ export interface components {
             /** @example TIE-0001 */
             asset_id: string;
             /**
-             * @description The allowed decommission event the row disagrees with
+             * Format: int64
+             * @description The allowed decommission or recommission event the row disagrees with
              * @example 57
              */
             event_id: number;
             /**
-             * @description Of status, decommission_reason, authorized_by, decommissioned_at
+             * @description The fields that disagree
              * @example [
              *       "authorized_by"
              *     ]
              */
-            fields: string[];
+            fields: ("status" | "decommission_reason" | "authorized_by" | "decommissioned_at")[];
         };
         AuditChainVerificationDto: {
             /** @enum {string} */
             state: "intact" | "broken";
             /**
+             * Format: int64
              * @description Events in the chain, as its head counts them
              * @example 1204
              */
@@ -397,6 +410,7 @@ export interface components {
              */
             head_hash: string;
             /**
+             * Format: int64
              * @description Only when broken: the first event at fault
              * @example 57
              */
@@ -406,7 +420,7 @@ export interface components {
              * @enum {string}
              */
             problem?: "HASH_MISMATCH" | "LINK_MISMATCH" | "PAST_HEAD" | "HEAD_MISMATCH" | "LEAF_MISMATCH" | "TREE_MISMATCH";
-            /** @description Only when the chain and tree are intact but some decommissioned asset rows disagree with the allowed decommission event that recorded them */
+            /** @description Only when the chain and tree are intact but some asset rows disagree with the allowed decommission or recommission event that recorded them */
             disagreeing_assets?: components["schemas"]["AssetDisagreementDto"][];
         };
         AuditChainVerificationResponseDto: {
@@ -416,11 +430,15 @@ export interface components {
         };
         InclusionProofDto: {
             /**
+             * Format: int64
              * @description The event's zero-based position in the tree
              * @example 0
              */
             leaf_index: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             tree_size: number;
             /**
              * @description The event's RFC 9162 leaf hash (base64)
@@ -444,9 +462,15 @@ export interface components {
             data: components["schemas"]["InclusionProofDto"];
         };
         ConsistencyProofDto: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             first: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             second: number;
             /**
              * @description RFC 9162 consistency path (base64 hashes); empty when first equals second
@@ -471,7 +495,10 @@ export interface components {
             class: string;
             /** @example 1600 meters */
             length: string;
-            /** @example 37085 */
+            /**
+             * Format: int32
+             * @example 37085
+             */
             crew: number;
             /** @example Captain Piett */
             commander: string;
@@ -483,16 +510,19 @@ export interface components {
         VesselPageDto: {
             vessels: components["schemas"]["VesselDto"][];
             /**
+             * Format: int64
              * @description Every item matching the filter, across all pages.
              * @example 14
              */
             total_count: number;
             /**
+             * Format: int32
              * @description The page number; null on a page asked for with after.
              * @example 1
              */
             page: number | null;
             /**
+             * Format: int32
              * @description The effective page size.
              * @example 10
              */
@@ -582,13 +612,18 @@ export interface components {
         AssetPageDto: {
             assets: components["schemas"]["AssetDto"][];
             /**
+             * Format: int64
              * @description Every item matching the filter, across all pages.
              * @example 14
              */
             total_count: number;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             page: number;
             /**
+             * Format: int32
              * @description The effective page size.
              * @example 10
              */
@@ -603,7 +638,10 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -636,8 +674,7 @@ export interface operations {
             /** @description A page of audit events, newest first, and the count of every match */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -647,8 +684,7 @@ export interface operations {
             /** @description Invalid outcome, asset_id, limit or page (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -666,9 +702,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -685,8 +720,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -705,8 +739,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -723,8 +756,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -741,8 +773,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -785,8 +816,7 @@ export interface operations {
             /** @description The stream of audit events */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -796,8 +826,7 @@ export interface operations {
             /** @description Invalid filter, after or Last-Event-ID (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -815,9 +844,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -834,8 +862,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -854,8 +881,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -872,8 +898,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -890,8 +915,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -919,8 +943,7 @@ export interface operations {
             /** @description The chain was walked: intact, or broken at the event named */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -931,9 +954,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -950,8 +972,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -970,8 +991,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -988,8 +1008,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1006,8 +1025,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1035,8 +1053,7 @@ export interface operations {
             /** @description The note exactly as signed */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1047,9 +1064,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1066,8 +1082,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1086,8 +1101,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1104,8 +1118,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1122,8 +1135,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1151,8 +1163,7 @@ export interface operations {
             /** @description <key name>+<key id, 8 hex digits>+<base64 of 0x01 and the Ed25519 public key> */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1163,9 +1174,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1182,8 +1192,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1202,8 +1211,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1220,8 +1228,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1238,8 +1245,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1273,8 +1279,7 @@ export interface operations {
             /** @description The path from the leaf to the root of the tree of tree_size events */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1284,8 +1289,7 @@ export interface operations {
             /** @description A bad id or tree_size, past the tree or not including the event (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1303,9 +1307,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1322,8 +1325,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1340,8 +1342,7 @@ export interface operations {
             /** @description No event has this id (AUDIT_EVENT_NOT_FOUND) */
             404: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1360,8 +1361,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1378,8 +1378,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1396,8 +1395,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1430,8 +1428,7 @@ export interface operations {
             /** @description The consistency path from the tree of first events to that of second */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1441,8 +1438,7 @@ export interface operations {
             /** @description first or second missing or bad, first above second, or second past the tree (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1460,9 +1456,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1479,8 +1474,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1499,8 +1493,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1517,8 +1510,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1535,8 +1527,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1565,7 +1556,7 @@ export interface operations {
                 after?: string;
             };
             header?: {
-                /** @description An ETag of an earlier answer: 304 while that page is unchanged. */
+                /** @description An ETag of an earlier answer, or a list of them: 304 while that page is unchanged. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -1578,10 +1569,9 @@ export interface operations {
                 headers: {
                     /** @description Strong; changes with any write to the vessels. */
                     ETag?: string;
-                    /** @description private, no-cache */
-                    "Cache-Control"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    /** @description The client may keep the page, and must revalidate it on every use */
+                    "Cache-Control"?: "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1591,17 +1581,15 @@ export interface operations {
             /** @description The page named by If-None-Match is unchanged; no body. */
             304: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid limit, page, after or sector, or page and after together (VALIDATION_ERROR) */
+            /** @description Invalid limit, page, after or sector, page and after together, or an If-None-Match over 1024 characters (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1619,9 +1607,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1640,8 +1627,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1658,8 +1644,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1676,8 +1661,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1708,8 +1692,7 @@ export interface operations {
             /** @description The asset record, with its status and decommission fields */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1719,8 +1702,7 @@ export interface operations {
             /** @description Invalid asset id (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1738,9 +1720,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1757,8 +1738,7 @@ export interface operations {
             /** @description Clearance below 7 (ASSET_ACCESS_DENIED) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1775,8 +1755,7 @@ export interface operations {
             /** @description No asset with that id, active or not (ASSET_NOT_FOUND) */
             404: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1795,8 +1774,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1813,8 +1791,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1831,8 +1808,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1867,8 +1843,7 @@ export interface operations {
             /** @description Decommissioned: the asset and its decommission fields as now stored */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1878,8 +1853,7 @@ export interface operations {
             /** @description Invalid asset id or body (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1897,9 +1871,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1916,8 +1889,7 @@ export interface operations {
             /** @description Clearance below 7 (ASSET_ACCESS_DENIED) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1934,8 +1906,7 @@ export interface operations {
             /** @description No active asset with that id (ASSET_ACCESS_DENIED) */
             404: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1952,8 +1923,7 @@ export interface operations {
             /** @description Body over 16 KB (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1970,8 +1940,7 @@ export interface operations {
             /** @description Body sent with a Content-Type other than application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1990,8 +1959,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2008,8 +1976,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2026,8 +1993,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2062,8 +2028,7 @@ export interface operations {
             /** @description Recommissioned: the asset record, active again */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2073,8 +2038,7 @@ export interface operations {
             /** @description Invalid asset id or body (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2092,9 +2056,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2111,8 +2074,7 @@ export interface operations {
             /** @description Clearance below 7 (ASSET_ACCESS_DENIED) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2129,8 +2091,7 @@ export interface operations {
             /** @description No asset with that id (ASSET_ACCESS_DENIED) */
             404: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2147,8 +2108,7 @@ export interface operations {
             /** @description The asset is active (ASSET_NOT_DECOMMISSIONED) */
             409: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2165,8 +2125,7 @@ export interface operations {
             /** @description Body over 16 KB (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2183,8 +2142,7 @@ export interface operations {
             /** @description Body sent with a Content-Type other than application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2203,8 +2161,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2221,8 +2178,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2239,8 +2195,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2274,8 +2229,7 @@ export interface operations {
             /** @description A page of assets, ordered by asset_id, and the count of every match */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2285,8 +2239,7 @@ export interface operations {
             /** @description Invalid status, limit or page (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2304,9 +2257,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2323,8 +2275,7 @@ export interface operations {
             /** @description Clearance below 7 (ASSET_ACCESS_DENIED) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2343,8 +2294,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2361,8 +2311,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2379,8 +2328,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2408,8 +2356,7 @@ export interface operations {
             /** @description The process answers */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2419,8 +2366,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2448,8 +2394,7 @@ export interface operations {
             /** @description Ready: the database answers, audit sequencing keeps up and the instance is not shutting down */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2459,8 +2404,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2477,8 +2421,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2506,8 +2449,7 @@ export interface operations {
             /** @description The Prometheus text exposition format */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2518,9 +2460,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2537,8 +2478,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2555,8 +2495,7 @@ export interface operations {
             /** @description A refused scrape is a denial on the record, and the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
