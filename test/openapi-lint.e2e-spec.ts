@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { OpenAPIObject } from '@nestjs/swagger';
+import type { OpenAPIObject, ResponseObject } from '@nestjs/swagger';
+import { concretePath, isPublic, routesOf } from './support/openapi';
 import { describeFindings, type LintFinding, lintOpenApiDocument, OPENAPI_LINT_ENV } from './support/openapi-lint';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -24,6 +25,27 @@ describe('the served OpenAPI document, linted', () => {
   it('has no error under Spectral (spectral:oas and the OWASP API Security ruleset) or Redocly (recommended)', () => {
     const errors = findings.filter((finding) => finding.severity === 'error');
     assert.deepEqual(errors, [], describeFindings(errors));
+  });
+
+  it('describes the headers the service really sends: each documented header of a 401, and of liveness, is on the answer', async () => {
+    const origin = OPENAPI_LINT_ENV.CORS_ORIGINS;
+    const answered = routesOf(document)
+      .filter(({ operation }) => !isPublic(operation))
+      .map((route) => ({ route, status: '401', request: t.http()[route.method](concretePath(route)) }));
+    const live = routesOf(document).find(({ path }) => path === '/health/live');
+    assert.ok(live);
+    for (const { route, status, request } of [...answered, { route: live, status: '200', request: t.http().get('/health/live') }]) {
+      const reply = await request.set('Origin', origin);
+      assert.equal(String(reply.status), status, `${route.method} ${route.path}`);
+      const documented = Object.keys((route.operation.responses[status] as ResponseObject).headers ?? {}).map((name) => name.toLowerCase());
+      assert.deepEqual(documented.filter((name) => !(name in reply.headers)), [], `${route.method} ${route.path} ${status} sends every header it documents`);
+      if (status === '401') {
+        assert.ok(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'access-control-allow-origin'].every((name) => documented.includes(name)), `${route.method} ${route.path}`);
+      }
+    }
+    const liveHeaders = Object.keys((live.operation.responses['200'] as ResponseObject).headers ?? {});
+    assert.ok(!liveHeaders.includes('X-RateLimit-Limit'), 'liveness is not rate limited, and says so');
+    assert.ok(liveHeaders.includes('Access-Control-Allow-Origin'));
   });
 
   it('would fail on what the issue found: no servers, an unbounded string, no rate-limit headers on a success', async () => {

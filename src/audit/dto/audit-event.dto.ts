@@ -5,6 +5,7 @@ import {
   AUDIT_ACTIONS,
   BASE64_SHA256_SCHEMA,
   HEX_SHA256_SCHEMA,
+  INSTANT_SCHEMA,
   DENIAL_REASONS,
   IsAssetId,
   IsInstant,
@@ -110,7 +111,7 @@ export class AuditEventDto {
   @ApiProperty({ ...SAFE_INTEGER_BOUNDS, minimum: 1, example: 42, description: 'Position in the audit chain' })
   id!: number;
 
-  @ApiProperty({ type: 'string', format: 'date-time', maxLength: 24, example: '2026-11-21T10:15:30.000Z', description: 'UTC, to the millisecond.' })
+  @ApiProperty({ ...INSTANT_SCHEMA, example: '2026-11-21T10:15:30.000Z', description: 'UTC, to the millisecond.' })
   occurred_at!: string;
 
   @ApiProperty({ enum: ACTIONS, example: 'asset.decommission' })

@@ -20,5 +20,5 @@ export const HEX_SHA256_SCHEMA = { type: 'string', pattern: '^[0-9a-f]{64}$', ma
 /** A SHA-256 digest in base64 (RFC 9162's hashes as the audit tree shows them). */
 export const BASE64_SHA256_SCHEMA = { type: 'string', pattern: '^[A-Za-z0-9+/]{43}=$', maxLength: 44 } as const;
 
-/** An instant as the service writes it (toISOString), or as an import gave it: at most nine decimals and an offset. */
-export const INSTANT_SCHEMA = { type: 'string', format: 'date-time', maxLength: 35 } as const;
+/** An instant as the service stores it, decommissions and imports alike: toISOString's UTC, to the millisecond. */
+export const INSTANT_SCHEMA = { type: 'string', format: 'date-time', maxLength: 24 } as const;
