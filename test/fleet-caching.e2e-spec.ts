@@ -69,6 +69,14 @@ describeEachDatabase('fleet listing: ETag, 304 and the data version', (engine) =
     expectErrorBody(await listFleet(t, 'limit=0', token).set('If-None-Match', '*'), 400, 'VALIDATION_ERROR', 'limit');
   });
 
+  it('refuses an If-None-Match over 1024 characters, the bound the API documents, with 400 naming it, and reads one of 1024', async () => {
+    const etag = await etagOf('limit=2');
+    const field = `${'"x", '.repeat(199)}${etag}`;
+    assert.equal(field.length, 1024);
+    await listIfNoneMatch('limit=2', field).expect(304);
+    expectErrorBody(await listIfNoneMatch('limit=2', `"y",${field}`), 400, 'VALIDATION_ERROR', 'If-None-Match');
+  });
+
   it('changes every ETag after an import that changes a vessel, and serves the new data', async () => {
     const [pageTag, sectorTag] = [await etagOf('limit=1'), await etagOf('sector=Core%20Worlds')];
     await importVessels(t, [{ ...FIXTURE_RECORDS.vessels[0], name: 'Renamed' }]);

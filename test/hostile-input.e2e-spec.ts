@@ -38,6 +38,14 @@ describeEachDatabase('hostile input', (engine) => {
       await refused('{"reason":"r","authorized_by":"a","x":{"__proto__":{"polluted":"yes"}}}', 'x');
     });
 
+    it('cuts a message naming many unknown fields to the 1024 characters the API documents, ending in an ellipsis', async () => {
+      const body = Object.fromEntries([['reason', 'r'], ['authorized_by', 'a'], ...Array.from({ length: 200 }, (_, index) => [`unknown_field_${index}`, 1])]);
+      const res = await decommission(t, 'TIE-0001', admiral, JSON.stringify(body));
+      expectErrorBody(res, 400, 'VALIDATION_ERROR', 'unknown_field_0');
+      assert.equal(res.body.message.length, 1024);
+      assert.ok(res.body.message.endsWith('…'));
+    });
+
     it('refuses a body that is an array, a string, a number, null or true with 400', async () => {
       for (const body of ['[]', `[${JSON.stringify(DECOMMISSION_BODY)}]`, '"text"', '42', 'null', 'true']) {
         await refused(body);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DECOMMISSIONED_ASSET, RECOMMISSION_BODY } from './support/fixtures';
 import { describeEachDatabase, failAuditEvents } from './support/databases';
-import { decommission, expectErrorBody, getAsset, listAuditEvents, recommission } from './support/http';
+import { decommission, expectErrorBody, getAsset, listAuditEvents, recommission, verifyAuditChain } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const ACCESS_DENIED = {
@@ -44,6 +44,14 @@ describeEachDatabase('POST /v1/assets/:asset_id/recommission', (engine) => {
     assert.deepEqual(
       events.map((e) => [e.action, e.outcome, e.reason, e.actor, e.actor_clearance, e.method, e.path]),
       [['asset.recommission', 'allowed', null, 'admiral-7', 7, 'POST', '/v1/assets/OLD-0001/recommission']],
+    );
+  });
+
+  it("gives the recommission's event the body's reason and authorising officer as details, as a decommission's event has", async () => {
+    const listed = await listAuditEvents(t, 'asset_id=OLD-0001', admiral).expect(200);
+    assert.deepEqual(
+      listed.body.data.events.map((e: { action: string; details: unknown }) => [e.action, e.details]),
+      [['asset.recommission', RECOMMISSION_BODY]],
     );
   });
 
@@ -127,5 +135,23 @@ describeEachDatabase('POST /v1/assets/:asset_id/recommission', (engine) => {
       res.body.data.events.map((e: { action: string; outcome: string }) => [e.action, e.outcome]),
       [['asset.decommission', 'allowed'], ['asset.recommission', 'allowed'], ['asset.decommission', 'allowed']],
     );
+  });
+
+  it("keeps the audit verification's cross-check of asset rows: a recommissioned asset is intact while active, and disagrees once its row says decommissioned", async () => {
+    await addAsset('VER-0001', 'active');
+    await decommission(t, 'VER-0001', admiral).expect(200);
+    await recommission(t, 'VER-0001', admiral).expect(200);
+    const verified = await verifyAuditChain(t, admiral).expect(200);
+    assert.deepEqual([verified.body.data.state, verified.body.data.disagreeing_assets], ['intact', undefined]);
+
+    await t.db.updateTable('assets').set({ status: 'decommissioned' }).where('asset_id', '=', 'VER-0001').execute();
+    try {
+      const tampered = await verifyAuditChain(t, admiral).expect(200);
+      const [recommissionEvent] = (await eventsFor('VER-0001')).filter((e) => e.action === 'asset.recommission');
+      assert.equal(tampered.body.data.state, 'broken');
+      assert.deepEqual(tampered.body.data.disagreeing_assets, [{ asset_id: 'VER-0001', event_id: Number(recommissionEvent.id), fields: ['status'] }]);
+    } finally {
+      await t.db.updateTable('assets').set({ status: 'active' }).where('asset_id', '=', 'VER-0001').execute();
+    }
   });
 });

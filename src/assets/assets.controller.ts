@@ -91,12 +91,12 @@ export class AssetsController {
   @ApiErrorResponse(409, 'ASSET_NOT_DECOMMISSIONED', ASSET_NOT_DECOMMISSIONED_MESSAGE, 'The asset is active (ASSET_NOT_DECOMMISSIONED)')
   async recommission(
     @Param() { asset_id }: AssetIdParamDto,
-    // Validated as DELETE's body is; the officer and time are in the audit event.
-    @Body() _body: RecommissionAssetDto,
+    // Validated as DELETE's body is; its reason and officer are the audit event's details.
+    @Body() body: RecommissionAssetDto,
     @CurrentOfficer() officer: AuthenticatedOfficer,
     @RequestOrigin() origin: RequestOrigin,
   ): Promise<RecommissionResponseDto> {
-    const data = await this.assets.recommission(asset_id, officer, origin);
+    const data = await this.assets.recommission(asset_id, body, officer, origin);
     return { status: 'success', message: `Asset ${asset_id} recommissioned successfully`, data };
   }
 

@@ -4,7 +4,7 @@ import { type Actor, AUDIT_ACTIONS, pageMeta, pageOffset, type RequestOrigin, Re
 import { Metrics } from '../observability';
 import { AssetAccessDeniedError, AssetNotDecommissionedError } from './assets.errors';
 import { AssetsRepository, type DecommissionRecord } from './assets.repository';
-import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetDto, ListAssetsQueryDto } from './dto/asset.dto';
+import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetDto, ListAssetsQueryDto, RecommissionAssetDto } from './dto/asset.dto';
 
 @Injectable()
 export class AssetsService {
@@ -57,9 +57,15 @@ export class AssetsService {
    * A decommissioned asset becomes active again, its audit event committed with the change; an absent
    * asset is refused as DELETE refuses it, an active one with 409. Both refusals are recorded denials.
    */
-  async recommission(assetId: string, officer: Actor, origin: RequestOrigin): Promise<AssetDto> {
+  async recommission(assetId: string, request: RecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<AssetDto> {
     const action = AUDIT_ACTIONS.recommission;
-    const recommissioned = await this.recommissionRecorded({ assetId }, { action, outcome: 'allowed', actor: officer, origin });
+    const recommissioned = await this.recommissionRecorded({ assetId }, {
+      action,
+      outcome: 'allowed',
+      actor: officer,
+      origin,
+      details: { reason: request.reason, authorized_by: request.authorized_by },
+    });
     if (recommissioned) {
       return recommissioned;
     }

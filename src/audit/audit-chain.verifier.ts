@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AUDIT_ACTIONS } from '../common';
 import type { AuditChainHead } from '../database';
 import { eventHash, eventLeafHash, GENESIS_HASH } from './audit-chain';
-import { AuditRepository, type DecommissionedAsset } from './audit.repository';
+import { type AssetStatusChange, AuditRepository } from './audit.repository';
 import { appendLeaves, decodeFrontier, type Frontier, frontierRoot } from './merkle';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
 
@@ -25,7 +25,7 @@ export interface ChainVerification {
   head_hash: string;
   first_broken_event_id?: number;
   problem?: ChainProblem;
-  /** Only when some disagree: decommissioned assets whose row disagrees with the event that recorded the decision. */
+  /** Only when some disagree: decommissioned or recommissioned assets whose row disagrees with the event that recorded the decision. */
   disagreeing_assets?: AssetDisagreement[];
 }
 
@@ -119,12 +119,12 @@ export class AuditChainVerifier {
     return frontierRoot(tree.hashes);
   }
 
-  /** Every asset with an allowed decommission event: its row must still say what that event recorded. */
+  /** Every asset with an allowed decommission event: its row must still say what its latest decommission or recommission recorded. */
   private async crossCheckAssets(): Promise<AssetDisagreement[]> {
     const disagreeing: AssetDisagreement[] = [];
     let after = '';
     for (;;) {
-      const rows = await this.repository.findDecommissions(after, BATCH_SIZE);
+      const rows = await this.repository.findLatestStatusChanges(after, BATCH_SIZE);
       for (const row of rows) {
         const fields = [...disagreeingFields(row), ...(await this.approvalProblems(row))];
         if (fields.length > 0) {
@@ -139,7 +139,7 @@ export class AuditChainVerifier {
   }
 
   /** For a decommission whose event names its request: the request and its approval by a second officer, as recorded. */
-  private async approvalProblems(row: DecommissionedAsset): Promise<(keyof typeof APPROVAL_PROBLEMS)[]> {
+  private async approvalProblems(row: AssetStatusChange): Promise<(keyof typeof APPROVAL_PROBLEMS)[]> {
     const requestId = row.event_details === null ? undefined : (JSON.parse(row.event_details) as { request_id?: string }).request_id;
     if (requestId === undefined) {
       return [];
@@ -193,8 +193,15 @@ export class AuditChainVerifier {
   }
 }
 
-/** Which of the row's fields disagree with the decision its event recorded; events recorded before details existed say nothing of reason and officer. */
-function disagreeingFields(row: DecommissionedAsset): string[] {
+/**
+ * Which of the row's fields disagree with the decision its event recorded; events recorded before details
+ * existed say nothing of reason and officer. A recommission leaves the decommission's fields as they were
+ * (the record of the last decommission) and says only that the asset is active.
+ */
+function disagreeingFields(row: AssetStatusChange): string[] {
+  if (row.event_action === AUDIT_ACTIONS.recommission) {
+    return row.status === 'active' ? [] : ['status'];
+  }
   const fields: string[] = [];
   if (row.status !== 'decommissioned') {
     fields.push('status');

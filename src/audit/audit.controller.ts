@@ -19,6 +19,12 @@ import {
 import { AuditTree } from './audit-tree';
 
 const TEXT = 'text/plain; charset=utf-8';
+/**
+ * With AUDIT_LOG_ORIGIN at most 255 characters: a verifier key is at most 310 characters, a checkpoint
+ * (origin, size, root, blank line, one signature line of the origin and 92 base64 characters) at most 671.
+ */
+const VERIFIER_KEY_SCHEMA = { type: 'string', maxLength: 512 } as const;
+const CHECKPOINT_SCHEMA = { type: 'string', maxLength: 1024 } as const;
 const NO_CHECKPOINT = ['SERVICE_UNAVAILABLE', 'No audit checkpoint has been signed yet; retry in a moment'] as const;
 
 
@@ -143,7 +149,7 @@ export class AuditController {
     summary: 'The latest signed checkpoint of the audit tree (clearance 7 or higher)',
     description: 'A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one.',
   })
-  @ApiOkResponse({ description: 'The note exactly as signed', content: { [TEXT]: { schema: { type: 'string' } } } })
+  @ApiOkResponse({ description: 'The note exactly as signed', content: { [TEXT]: { schema: CHECKPOINT_SCHEMA } } })
   @ApiErrorResponse(503, ...NO_CHECKPOINT, 'No checkpoint signed yet, or the database is unavailable (SERVICE_UNAVAILABLE)')
   @Header('Content-Type', TEXT)
   async checkpoint(): Promise<string> {
@@ -153,7 +159,7 @@ export class AuditController {
   @Get('checkpoint/verifier-key')
   @RequiresClearance(7, { action: AUDIT_ACTIONS.readAudit })
   @ApiOperation({ summary: "The C2SP verifier key that checks the checkpoints' signature (clearance 7 or higher)" })
-  @ApiOkResponse({ description: '<key name>+<key id, 8 hex digits>+<base64 of 0x01 and the Ed25519 public key>', content: { [TEXT]: { schema: { type: 'string' } } } })
+  @ApiOkResponse({ description: '<key name>+<key id, 8 hex digits>+<base64 of 0x01 and the Ed25519 public key>', content: { [TEXT]: { schema: VERIFIER_KEY_SCHEMA } } })
   @Header('Content-Type', TEXT)
   verifierKey(): string {
     return `${this.tree.verifierKey}\n`;

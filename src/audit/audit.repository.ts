@@ -57,14 +57,15 @@ export interface StoredCheckpoint {
   note: string;
 }
 
-/** A decommissioned asset's row beside its allowed decommission event, for the cross-check. */
-export interface DecommissionedAsset {
+/** An asset with the latest allowed event that changed its status: a decommission or a recommission. */
+export interface AssetStatusChange {
   asset_id: string;
   status: string;
   decommission_reason: string | null;
   authorized_by: string | null;
   decommissioned_at: string | null;
   event_id: number;
+  event_action: string;
   event_occurred_at: string;
   event_details: string | null;
 }
@@ -413,8 +414,8 @@ export class AuditRepository {
       .execute();
   }
 
-  /** Every asset with an allowed decommission event, beside its latest such event, in asset order, after `afterAssetId`. */
-  findDecommissions(afterAssetId: string, limit: number): Promise<DecommissionedAsset[]> {
+  /** Every asset ever decommissioned, beside its latest allowed decommission or recommission event, in asset order, after `afterAssetId`. */
+  findLatestStatusChanges(afterAssetId: string, limit: number): Promise<AssetStatusChange[]> {
     return this.db
       .selectFrom('assets')
       .innerJoin(
@@ -422,7 +423,7 @@ export class AuditRepository {
           eb
             .selectFrom('audit_events')
             .select((inner) => ['asset_id', inner.fn.max('id').as('event_id')])
-            .where('action', '=', AUDIT_ACTIONS.decommission)
+            .where('action', 'in', [AUDIT_ACTIONS.decommission, AUDIT_ACTIONS.recommission])
             .where('outcome', '=', 'allowed')
             .groupBy('asset_id')
             .as('latest'),
@@ -436,6 +437,7 @@ export class AuditRepository {
         'assets.authorized_by',
         'assets.decommissioned_at',
         'latest.event_id',
+        'audit_events.action as event_action',
         'audit_events.occurred_at as event_occurred_at',
         'audit_events.details as event_details',
       ])

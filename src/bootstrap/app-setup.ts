@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import { assignRequestId, ExpressObjectsAdapter, fixedHeaders, headersSetBy, inOneLayer, readJsonBodies, repairPathEncoding, serveApiAlias } from '../http';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { RequestObserver } from '../observability';
+import { CORS_EXPOSED_HEADERS } from './cors';
 import { setupSwagger } from './swagger';
 
 const BODY_LIMIT = '16kb';
@@ -44,8 +45,6 @@ const RESPONSE_HEADERS = [
   ['Cache-Control', 'no-store'],
 ] as const;
 
-/** The response headers a browser script may read: the ones the API documents. */
-const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'];
 
 /**
  * Express reads its routing settings once, when its router is made, and Nest's adapter makes it: so

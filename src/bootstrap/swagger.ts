@@ -1,11 +1,17 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type HeaderObject, type OpenAPIObject, type ReferenceObject, type ResponseObject, SwaggerModule } from '@nestjs/swagger';
 import { PUBLIC_OPERATION_EXTENSION } from '../auth';
-import { ErrorResponseDto, RATE_LIMITED_MESSAGE } from '../common';
+import { ErrorResponseDto, RATE_LIMITED_MESSAGE, WWW_AUTHENTICATE_HEADER } from '../common';
+import { APP_CONFIG, type AppConfig } from '../config';
+import { SANE_REQUEST_ID } from '../http';
+import { UNTHROTTLED_OPERATION_EXTENSION } from '../rate-limit';
+import { CORS_EXPOSED_HEADERS } from './cors';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const ERROR_BODY = { $ref: '#/components/schemas/ErrorResponseDto' };
+/** The request limit's window, and so the longest a client is told to wait. */
+const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 function errorResponse(description: string, errorCode: string, message: string) {
   return {
@@ -14,17 +20,54 @@ function errorResponse(description: string, errorCode: string, message: string) 
   };
 }
 
-const REQUEST_ID_HEADER = {
-  description: "The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID",
-  schema: { type: 'string' },
-};
+const integerHeader = (description: string, minimum: number, maximum: number): HeaderObject => ({
+  description,
+  schema: { type: 'integer', format: 'int32', minimum, maximum },
+});
+
+/**
+ * The headers the service sets on answers whatever the route, as this configuration sends them: each
+ * described once under components.headers and referenced from the responses that carry it.
+ */
+function sharedHeaders({ rateLimit, corsOrigins }: AppConfig): { everywhere: Record<string, HeaderObject>; throttled: Record<string, HeaderObject> } {
+  const everywhere: Record<string, HeaderObject> = {
+    'X-Request-Id': {
+      description: "The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID",
+      schema: { type: 'string', maxLength: 128, pattern: SANE_REQUEST_ID.source },
+    },
+  };
+  if (corsOrigins.length > 0) {
+    everywhere['Access-Control-Allow-Origin'] = {
+      description: "The request's Origin, when it is one of CORS_ORIGINS; absent otherwise",
+      schema: { type: 'string', enum: corsOrigins },
+    };
+    everywhere['Access-Control-Expose-Headers'] = {
+      description: 'The response headers a browser script may read, sent with Access-Control-Allow-Origin',
+      schema: { type: 'string', enum: [CORS_EXPOSED_HEADERS.join(',')] },
+    };
+  }
+  const throttled: Record<string, HeaderObject> = rateLimit.enabled
+    ? {
+        'X-RateLimit-Limit': integerHeader("Requests this client may make per minute (RATE_LIMIT_REQUESTS_PER_MINUTE), on every answer but the request limit's own 429", rateLimit.requestsPerMinute, rateLimit.requestsPerMinute),
+        'X-RateLimit-Remaining': integerHeader('Requests left to this client in the current minute', 0, rateLimit.requestsPerMinute),
+        'X-RateLimit-Reset': integerHeader('Seconds until the current minute ends and the count starts again', 0, RATE_LIMIT_WINDOW_SECONDS),
+      }
+    : {};
+  return { everywhere, throttled };
+}
+
+const referencesTo = (headers: Record<string, HeaderObject>): Record<string, ReferenceObject> =>
+  Object.fromEntries(Object.keys(headers).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 /**
  * Said once here rather than on each handler: a public route needs no token; every route that needs
  * one can answer 401 and 429, and 503, as it reads the database and records its refusals there; a
- * route that takes a body can answer 413 and 415; any route 500; every response carries X-Request-Id.
+ * route that takes a body can answer 413 and 415; any route 500; every response carries X-Request-Id
+ * (and the CORS headers, when configured), and every response of a rate-limited route the rate-limit headers.
  */
-function addCommonResponses(document: OpenAPIObject): void {
+function addCommonResponses(document: OpenAPIObject, config: AppConfig): void {
+  const { everywhere, throttled } = sharedHeaders(config);
+  document.components = { ...document.components, headers: { ...document.components?.headers, ...everywhere, ...throttled } };
   for (const pathItem of Object.values(document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
@@ -37,11 +80,11 @@ function addCommonResponses(document: OpenAPIObject): void {
       } else {
         operation.responses['401'] = {
           ...errorResponse('Missing, invalid or expired bearer token (UNAUTHENTICATED)', 'UNAUTHENTICATED', 'A bearer token is required'),
-          headers: { 'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string' } } },
+          headers: WWW_AUTHENTICATE_HEADER,
         };
         operation.responses['429'] = {
           ...errorResponse('Too many requests or refusals from this client (RATE_LIMITED)', 'RATE_LIMITED', RATE_LIMITED_MESSAGE),
-          headers: { 'Retry-After': { description: 'Seconds until the client may try again', schema: { type: 'integer' } } },
+          headers: { 'Retry-After': integerHeader('Seconds until the client may try again', 1, RATE_LIMIT_WINDOW_SECONDS) },
         };
         operation.responses['503'] = errorResponse(
           'The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)',
@@ -58,9 +101,10 @@ function addCommonResponses(document: OpenAPIObject): void {
         );
       }
       operation.responses['500'] = errorResponse('Unexpected failure (INTERNAL_ERROR)', 'INTERNAL_ERROR', 'Internal server error');
-      for (const response of Object.values(operation.responses)) {
-        if (response && !('$ref' in response)) {
-          response.headers = { ...response.headers, 'X-Request-Id': REQUEST_ID_HEADER };
+      const common = referencesTo(UNTHROTTLED_OPERATION_EXTENSION in operation ? everywhere : { ...everywhere, ...throttled });
+      for (const response of Object.values(operation.responses) as (ResponseObject | ReferenceObject)[]) {
+        if (!('$ref' in response)) {
+          response.headers = { ...response.headers, ...common };
         }
       }
       // Swagger UI lists the responses in the document's order.
@@ -69,7 +113,18 @@ function addCommonResponses(document: OpenAPIObject): void {
   }
 }
 
+const SERVER_DESCRIPTION = 'The instance that serves this document, in whatever environment it runs (local, staging or production)';
+
+/** What the token check enforces (src/auth/token.service.ts), in the terms of RFC 8725, the JWT best current practices. */
+const BEARER_DESCRIPTION =
+  'A JWT signed as a JWS and checked following RFC8725 (JSON Web Token Best Current Practices): each key verifies with its one ' +
+  'algorithm only (HS256 for JWT_SECRET, RS256, ES256 or EdDSA for JWT_PUBLIC_KEY and JWT_JWKS_URL keys), so `none` and algorithm ' +
+  'confusion are refused; a token never names the key it is checked with (jku, jwk, x5u and x5c are refused); `exp` is required and ' +
+  'may lie no further ahead than JWT_MAX_LIFETIME_SECONDS; `iss` and `aud` are required and checked when JWT_ISSUER and JWT_AUDIENCE are set. ' +
+  'Claims: `sub`, the officer, and `clearance`, an integer from 0 to 10.';
+
 export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const appConfig = app.get<AppConfig>(APP_CONFIG);
   const config = new DocumentBuilder()
     .setTitle('fleet-registry')
     .setDescription(
@@ -84,11 +139,16 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('assets', 'Vehicles, equipment and facilities, and their decommissioning')
     .addTag('audit', 'Every decommission attempt and every refused token')
     .addTag('health', 'Liveness and readiness, for load balancers and orchestrators')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+    .addTag('metrics', 'Prometheus metrics, for the monitoring system')
+    // Relative: the routes are wherever this document was fetched from, at the root and again under /api.
+    // x-internal: the command authority's own records service, not one offered outside it.
+    .addServer('/', SERVER_DESCRIPTION, undefined, { 'x-internal': true })
+    .addServer('/api', `${SERVER_DESCRIPTION}, every route under the /api prefix`, undefined, { 'x-internal': true })
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: BEARER_DESCRIPTION }, 'bearer')
     .addSecurityRequirements('bearer')
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] });
-  addCommonResponses(document);
+  addCommonResponses(document, appConfig);
   return document;
 }
 

@@ -1,2 +1,3 @@
 export { FleetModule } from './fleet.module';
 export { FleetRepository, VESSEL_COLUMNS } from './fleet.repository';
+export { VESSEL_LIMITS } from './dto/vessel-limits';

@@ -1,12 +1,11 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
 import { AuditSequencer } from '../audit';
 import { Public } from '../auth';
 import { ApiErrorResponse, ServiceUnavailableError } from '../common';
 import { DatabaseHealth } from '../database';
 import { ShutdownState } from '../bootstrap';
-import { LimitStoreHealth } from '../rate-limit';
+import { LimitStoreHealth, Unthrottled } from '../rate-limit';
 
 const UP = { status: 'success' } as const;
 const DATABASE_UNREACHABLE = 'The database is unreachable';
@@ -17,7 +16,7 @@ const LIMIT_STORE_UNREACHABLE = 'The rate-limit store (Redis) is unreachable';
 
 @ApiTags('health')
 @Public()
-@SkipThrottle()
+@Unthrottled()
 @Controller('health')
 export class HealthController {
   constructor(

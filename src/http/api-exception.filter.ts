@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { type ErrorResponseDto, ApiError, ServiceUnavailableError, DENIAL_RECORDER, type DenialRecorder, UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../common';
+import { type ErrorResponseDto, ApiError, ERROR_MESSAGE_MAX_LENGTH, ServiceUnavailableError, DENIAL_RECORDER, type DenialRecorder, UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../common';
 import { requestOrigin } from './request-origin';
 
 /** Codes for errors Nest or Express raise themselves (unknown route, bad URI encoding). */
@@ -23,8 +23,12 @@ interface DescribedError {
   headers: Readonly<Record<string, string>>;
 }
 
+/** A message past the documented length (a validation naming many unknown fields, say) cut to it, ending in an ellipsis; never between the halves of a surrogate pair. */
+const boundedMessage = (message: string) =>
+  message.length > ERROR_MESSAGE_MAX_LENGTH ? `${message.slice(0, ERROR_MESSAGE_MAX_LENGTH - 1).replace(/[\uD800-\uDBFF]$/, '')}…` : message;
+
 function described(status: number, message: string, errorCode: string, headers: Readonly<Record<string, string>> = {}): DescribedError {
-  return { status, body: { status: 'error', message, error_code: errorCode }, headers };
+  return { status, body: { status: 'error', message: boundedMessage(message), error_code: errorCode }, headers };
 }
 
 /**

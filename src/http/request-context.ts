@@ -9,7 +9,7 @@ declare module 'express-serve-static-core' {
 }
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+export const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Keeps the caller's request id when it is sane, otherwise mints one; echoes it on every response. */
 export function assignRequestId(req: Request, res: Response, next: NextFunction): void {

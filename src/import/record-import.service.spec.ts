@@ -167,6 +167,13 @@ describe('RecordImportService', () => {
       assert.equal(await sut.isEmpty(), true);
     });
 
+    it('refuses a vessel length over 32 characters, the bound the API documents, and takes one of 32', async () => {
+      const longest = `${'9'.repeat(25)} meters`;
+      await assert.rejects(sut.import({ vessels: [vessel('ISD-001', { length: `9${longest}` })] }), rejectedWith(names('vessels[0]', 'length')));
+      await sut.import({ vessels: [vessel('ISD-001', { length: longest })] });
+      assert.equal((await vesselRows())[0].length, longest);
+    });
+
     it('refuses a bad asset id naming its index and field, and writes nothing', async () => {
       await assert.rejects(
         sut.import({ assets: [asset('tie-1')], vessels: [vessel('ISD-001')] }),

@@ -1,16 +1,16 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
 import { Registry } from 'prom-client';
 import { Public } from '../auth';
 import { ApiErrorResponse, WWW_AUTHENTICATE_HEADER } from '../common';
+import { Unthrottled } from '../rate-limit';
 import { Metrics } from './metrics';
 import { METRICS_TOKEN_REQUIRED, MetricsTokenGuard } from './metrics-token.guard';
 
 /** Public as far as officers' tokens go: Prometheus holds METRICS_TOKEN instead, and scrapes unthrottled like the health checks. */
 @ApiTags('metrics')
 @Public()
-@SkipThrottle()
+@Unthrottled()
 @UseGuards(MetricsTokenGuard)
 @Controller('metrics')
 export class MetricsController {

@@ -3,3 +3,4 @@ export { ForwardedForGuard } from './forwarded-for.guard';
 export { LimitStoreHealth } from './limit-store-health';
 export { RateLimitModule } from './rate-limit.module';
 export { RequestLimitGuard } from './request-limit.guard';
+export { Unthrottled, UNTHROTTLED_OPERATION_EXTENSION } from './unthrottled.decorator';

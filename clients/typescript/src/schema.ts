@@ -378,20 +378,22 @@ export interface components {
         };
         AuditEventDto: {
             /**
+             * Format: int64
              * @description Position in the audit chain
              * @example 42
              */
             id: number;
             /**
              * Format: date-time
+             * @description UTC, to the millisecond.
              * @example 2026-11-21T10:15:30.000Z
              */
             occurred_at: string;
             /**
-             * @description e.g. asset.decommission, auth.authenticate, audit.read
              * @example asset.decommission
+             * @enum {string}
              */
-            action: string;
+            action: "auth.authenticate" | "asset.decommission" | "asset.recommission" | "asset.read" | "audit.read" | "audit.verify" | "decommission.request" | "decommission.approve" | "decommission.reject" | "decommission.withdraw" | "decommission.expire" | "decommission.read";
             /** @enum {string} */
             outcome: "allowed" | "denied";
             /**
@@ -404,9 +406,15 @@ export interface components {
              * @example officer-7
              */
             actor: string | null;
-            /** @example 7 */
+            /**
+             * Format: int32
+             * @example 7
+             */
             actor_clearance: number | null;
-            /** @example TIE-0001 */
+            /**
+             * @description As the request named it, valid or not.
+             * @example TIE-0001
+             */
             asset_id: string | null;
             /** @example 0f6f3f0e-6a53-4d1a-9d56-2b1b8d1c1e7a */
             request_id: string;
@@ -421,7 +429,7 @@ export interface components {
              * @example c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2
              */
             prev_hash: string;
-            /** @description An allowed decommission's (and a decommission request's) reason and authorising officer, as the request gave them; null in other events */
+            /** @description An allowed decommission's or recommission's reason and authorising officer, as the request gave them (with its request_id in a decommission request's events); null in other events */
             details: components["schemas"]["AuditDecisionDetailsDto"] | null;
             /**
              * @description SHA-256 (hex) of the JSON array of the fields above from id to prev_hash, in their order here
@@ -437,16 +445,19 @@ export interface components {
         AuditEventPageDto: {
             events: components["schemas"]["AuditEventDto"][];
             /**
+             * Format: int64
              * @description Every event matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.
              * @example 14
              */
             total_count: number | null;
             /**
+             * Format: int32
              * @description The page number; null on a page asked for with cursor.
              * @example 1
              */
             page: number | null;
             /**
+             * Format: int32
              * @description The effective page size.
              * @example 10
              */
@@ -477,22 +488,24 @@ export interface components {
             /** @example TIE-0001 */
             asset_id: string;
             /**
-             * @description The allowed decommission event the row disagrees with
+             * Format: int64
+             * @description The allowed decommission or recommission event the row disagrees with
              * @example 57
              */
             event_id: number;
             /**
-             * @description Of status, decommission_reason, authorized_by, decommissioned_at
+             * @description The fields that disagree
              * @example [
              *       "authorized_by"
              *     ]
              */
-            fields: string[];
+            fields: ("status" | "decommission_reason" | "authorized_by" | "decommissioned_at")[];
         };
         AuditChainVerificationDto: {
             /** @enum {string} */
             state: "intact" | "broken";
             /**
+             * Format: int64
              * @description Events in the chain, as its head counts them
              * @example 1204
              */
@@ -503,6 +516,7 @@ export interface components {
              */
             head_hash: string;
             /**
+             * Format: int64
              * @description Only when broken: the first event at fault
              * @example 57
              */
@@ -512,7 +526,7 @@ export interface components {
              * @enum {string}
              */
             problem?: "HASH_MISMATCH" | "LINK_MISMATCH" | "PAST_HEAD" | "HEAD_MISMATCH" | "LEAF_MISMATCH" | "TREE_MISMATCH";
-            /** @description Only when the chain and tree are intact but some decommissioned asset rows disagree with the allowed decommission event that recorded them */
+            /** @description Only when the chain and tree are intact but some asset rows disagree with the allowed decommission or recommission event that recorded them */
             disagreeing_assets?: components["schemas"]["AssetDisagreementDto"][];
         };
         AuditChainVerificationResponseDto: {
@@ -522,11 +536,15 @@ export interface components {
         };
         InclusionProofDto: {
             /**
+             * Format: int64
              * @description The event's zero-based position in the tree
              * @example 0
              */
             leaf_index: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             tree_size: number;
             /**
              * @description The event's RFC 9162 leaf hash (base64)
@@ -550,9 +568,15 @@ export interface components {
             data: components["schemas"]["InclusionProofDto"];
         };
         ConsistencyProofDto: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             first: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             second: number;
             /**
              * @description RFC 9162 consistency path (base64 hashes); empty when first equals second
@@ -577,7 +601,10 @@ export interface components {
             class: string;
             /** @example 1600 meters */
             length: string;
-            /** @example 37085 */
+            /**
+             * Format: int32
+             * @example 37085
+             */
             crew: number;
             /** @example Captain Piett */
             commander: string;
@@ -589,16 +616,19 @@ export interface components {
         VesselPageDto: {
             vessels: components["schemas"]["VesselDto"][];
             /**
+             * Format: int64
              * @description Every item matching the filter, across all pages.
              * @example 14
              */
             total_count: number;
             /**
+             * Format: int32
              * @description The page number; null on a page asked for with after.
              * @example 1
              */
             page: number | null;
             /**
+             * Format: int32
              * @description The effective page size.
              * @example 10
              */
@@ -741,13 +771,18 @@ export interface components {
         AssetPageDto: {
             assets: components["schemas"]["AssetDto"][];
             /**
+             * Format: int64
              * @description Every item matching the filter, across all pages.
              * @example 14
              */
             total_count: number;
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             page: number;
             /**
+             * Format: int32
              * @description The effective page size.
              * @example 10
              */
@@ -771,6 +806,7 @@ export interface components {
              */
             page: number | null;
             /**
+             * Format: int32
              * @description The effective page size.
              * @example 10
              */
@@ -790,7 +826,10 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -823,8 +862,7 @@ export interface operations {
             /** @description A page of audit events, newest first, and the count of every match */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -834,8 +872,7 @@ export interface operations {
             /** @description Invalid outcome, asset_id, limit or page (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -853,9 +890,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -872,8 +908,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -892,8 +927,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -910,8 +944,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -928,8 +961,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -972,8 +1004,7 @@ export interface operations {
             /** @description The stream of audit events */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -983,8 +1014,7 @@ export interface operations {
             /** @description Invalid filter, after or Last-Event-ID (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1002,9 +1032,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1021,8 +1050,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1041,8 +1069,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1059,8 +1086,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1077,8 +1103,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1106,8 +1131,7 @@ export interface operations {
             /** @description The chain was walked: intact, or broken at the event named */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1118,9 +1142,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1137,8 +1160,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1157,8 +1179,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1175,8 +1196,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1193,8 +1213,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1222,8 +1241,7 @@ export interface operations {
             /** @description The note exactly as signed */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1234,9 +1252,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1253,8 +1270,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1273,8 +1289,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1291,8 +1306,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1309,8 +1323,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1338,8 +1351,7 @@ export interface operations {
             /** @description <key name>+<key id, 8 hex digits>+<base64 of 0x01 and the Ed25519 public key> */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1350,9 +1362,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1369,8 +1380,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1389,8 +1399,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1407,8 +1416,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1425,8 +1433,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1460,8 +1467,7 @@ export interface operations {
             /** @description The path from the leaf to the root of the tree of tree_size events */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1471,8 +1477,7 @@ export interface operations {
             /** @description A bad id or tree_size, past the tree or not including the event (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1490,9 +1495,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1509,8 +1513,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1527,8 +1530,7 @@ export interface operations {
             /** @description No event has this id (AUDIT_EVENT_NOT_FOUND) */
             404: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1547,8 +1549,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1565,8 +1566,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1583,8 +1583,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1617,8 +1616,7 @@ export interface operations {
             /** @description The consistency path from the tree of first events to that of second */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1628,8 +1626,7 @@ export interface operations {
             /** @description first or second missing or bad, first above second, or second past the tree (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1647,9 +1644,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1666,8 +1662,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1686,8 +1681,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1704,8 +1698,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1722,8 +1715,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1752,7 +1744,7 @@ export interface operations {
                 after?: string;
             };
             header?: {
-                /** @description An ETag of an earlier answer: 304 while that page is unchanged. */
+                /** @description An ETag of an earlier answer, or a list of them: 304 while that page is unchanged. */
                 "If-None-Match"?: string;
             };
             path?: never;
@@ -1765,10 +1757,9 @@ export interface operations {
                 headers: {
                     /** @description Strong; changes with any write to the vessels. */
                     ETag?: string;
-                    /** @description private, no-cache */
-                    "Cache-Control"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    /** @description The client may keep the page, and must revalidate it on every use */
+                    "Cache-Control"?: "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1778,17 +1769,15 @@ export interface operations {
             /** @description The page named by If-None-Match is unchanged; no body. */
             304: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid limit, page, after or sector, or page and after together (VALIDATION_ERROR) */
+            /** @description Invalid limit, page, after or sector, page and after together, or an If-None-Match over 1024 characters (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1806,9 +1795,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1827,8 +1815,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1845,8 +1832,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1863,8 +1849,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1895,8 +1880,7 @@ export interface operations {
             /** @description The asset record, with its status and decommission fields */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1906,8 +1890,7 @@ export interface operations {
             /** @description Invalid asset id (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1925,9 +1908,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1944,8 +1926,7 @@ export interface operations {
             /** @description Clearance below 7 (ASSET_ACCESS_DENIED) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1962,8 +1943,7 @@ export interface operations {
             /** @description No asset with that id, active or not (ASSET_NOT_FOUND) */
             404: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1982,8 +1962,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2000,8 +1979,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2018,8 +1996,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2054,8 +2031,7 @@ export interface operations {
             /** @description Decommissioned: the asset and its decommission fields as now stored */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2067,8 +2043,7 @@ export interface operations {
                 headers: {
                     /** @description The request: /v1/decommission-requests/6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f */
                     Location?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2078,8 +2053,7 @@ export interface operations {
             /** @description Invalid asset id or body (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2097,9 +2071,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,8 +2089,7 @@ export interface operations {
             /** @description Clearance below 7 (ASSET_ACCESS_DENIED) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2134,8 +2106,7 @@ export interface operations {
             /** @description No active asset with that id (ASSET_ACCESS_DENIED) */
             404: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2152,8 +2123,7 @@ export interface operations {
             /** @description DECOMMISSION_APPROVAL=required: the asset has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING) */
             409: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2170,8 +2140,7 @@ export interface operations {
             /** @description Body over 16 KB (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2188,8 +2157,7 @@ export interface operations {
             /** @description Body sent with a Content-Type other than application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2206,8 +2174,7 @@ export interface operations {
             /** @description DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER) */
             422: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2226,8 +2193,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2244,8 +2210,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2262,8 +2227,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2298,8 +2262,7 @@ export interface operations {
             /** @description Recommissioned: the asset record, active again */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2309,8 +2272,7 @@ export interface operations {
             /** @description Invalid asset id or body (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2328,9 +2290,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2347,8 +2308,7 @@ export interface operations {
             /** @description Clearance below 7 (ASSET_ACCESS_DENIED) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2365,8 +2325,7 @@ export interface operations {
             /** @description No asset with that id (ASSET_ACCESS_DENIED) */
             404: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2383,8 +2342,7 @@ export interface operations {
             /** @description The asset is active (ASSET_NOT_DECOMMISSIONED) */
             409: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2401,8 +2359,7 @@ export interface operations {
             /** @description Body over 16 KB (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2419,8 +2376,7 @@ export interface operations {
             /** @description Body sent with a Content-Type other than application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2439,8 +2395,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2457,8 +2412,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2475,8 +2429,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2510,8 +2463,7 @@ export interface operations {
             /** @description A page of assets, ordered by asset_id, and the count of every match */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2521,8 +2473,7 @@ export interface operations {
             /** @description Invalid status, limit or page (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2540,9 +2491,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2559,8 +2509,7 @@ export interface operations {
             /** @description Clearance below 7 (ASSET_ACCESS_DENIED) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2579,8 +2528,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2597,8 +2545,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2615,8 +2562,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2655,8 +2601,7 @@ export interface operations {
             /** @description A page of requests, newest first, and next_cursor */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2666,8 +2611,7 @@ export interface operations {
             /** @description Invalid state, asset_id, awaiting, limit, page or cursor (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2685,9 +2629,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2704,8 +2647,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2724,8 +2666,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2742,8 +2683,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2760,8 +2700,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2792,8 +2731,7 @@ export interface operations {
             /** @description The request and its state */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2803,8 +2741,7 @@ export interface operations {
             /** @description Invalid request id (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2822,9 +2759,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2841,8 +2777,7 @@ export interface operations {
             /** @description Clearance below 7 (CLEARANCE_INSUFFICIENT) */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2859,8 +2794,7 @@ export interface operations {
             /** @description No request with that id (DECOMMISSION_REQUEST_NOT_FOUND) */
             404: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2879,8 +2813,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2897,8 +2830,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2915,8 +2847,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2947,8 +2878,7 @@ export interface operations {
             /** @description Decommissioned: the spec's decommission body */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2958,8 +2888,7 @@ export interface operations {
             /** @description Invalid request id (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2977,9 +2906,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3000,8 +2928,7 @@ export interface operations {
              */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3018,8 +2945,7 @@ export interface operations {
             /** @description No request with that id (DECOMMISSION_REQUEST_NOT_FOUND), or its asset is no longer active (ASSET_ACCESS_DENIED: Asset not found or clearance insufficient) */
             404: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3036,8 +2962,7 @@ export interface operations {
             /** @description Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED) */
             409: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3056,8 +2981,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3074,8 +2998,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3092,8 +3015,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3124,8 +3046,7 @@ export interface operations {
             /** @description Rejected: the request, now rejected */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3135,8 +3056,7 @@ export interface operations {
             /** @description Invalid request id (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3154,9 +3074,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3177,8 +3096,7 @@ export interface operations {
              */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3195,8 +3113,7 @@ export interface operations {
             /** @description No request with that id (DECOMMISSION_REQUEST_NOT_FOUND) */
             404: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3213,8 +3130,7 @@ export interface operations {
             /** @description Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED) */
             409: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3233,8 +3149,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3251,8 +3166,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3269,8 +3183,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3301,8 +3214,7 @@ export interface operations {
             /** @description Withdrawn: the request, now withdrawn */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3312,8 +3224,7 @@ export interface operations {
             /** @description Invalid request id (VALIDATION_ERROR) */
             400: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3331,9 +3242,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3354,8 +3264,7 @@ export interface operations {
              */
             403: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3372,8 +3281,7 @@ export interface operations {
             /** @description No request with that id (DECOMMISSION_REQUEST_NOT_FOUND) */
             404: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3390,8 +3298,7 @@ export interface operations {
             /** @description Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED) */
             409: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3410,8 +3317,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds until the client may try again */
                     "Retry-After"?: number;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3428,8 +3334,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3446,8 +3351,7 @@ export interface operations {
             /** @description The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3475,8 +3379,7 @@ export interface operations {
             /** @description The process answers */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3486,8 +3389,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3515,8 +3417,7 @@ export interface operations {
             /** @description Ready: the database answers, audit sequencing keeps up and the instance is not shutting down */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3526,8 +3427,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3544,8 +3444,7 @@ export interface operations {
             /** @description SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3573,8 +3472,7 @@ export interface operations {
             /** @description The Prometheus text exposition format */
             200: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3585,9 +3483,8 @@ export interface operations {
             401: {
                 headers: {
                     /** @description Always `Bearer` */
-                    "WWW-Authenticate"?: string;
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3604,8 +3501,7 @@ export interface operations {
             /** @description Unexpected failure (INTERNAL_ERROR) */
             500: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3622,8 +3518,7 @@ export interface operations {
             /** @description A refused scrape is a denial on the record, and the audit event cannot be written (SERVICE_UNAVAILABLE) */
             503: {
                 headers: {
-                    /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

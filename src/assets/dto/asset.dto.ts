@@ -1,13 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { ASSET_ID_PATTERN, IsAssetId, IsNonBlankString, PageOf, PageQueryDto, SuccessEnvelope } from '../../common';
+import { ASSET_ID_SCHEMA, INSTANT_SCHEMA, IsAssetId, IsNonBlankString, PageOf, PageQueryDto, SuccessEnvelope } from '../../common';
 import { ASSET_STATUSES, type AssetStatus } from '../../database';
 
 export const REASON_MAX_LENGTH = 500;
 export const AUTHORIZED_BY_MAX_LENGTH = 100;
+/** asset_type's and former_pilot's limit, as the record import holds them to it. */
+export const ASSET_TEXT_MAX_LENGTH = 100;
+/** "Asset TIE-0001 recommissioned successfully", the longest. */
+const CHANGE_MESSAGE_SCHEMA = { type: 'string', pattern: '^Asset [A-Z]{3}-[0-9]{4} (de|re)commissioned successfully$', maxLength: 42 } as const;
 
 export class AssetIdParamDto {
-  @ApiProperty({ pattern: ASSET_ID_PATTERN.source, example: 'TIE-0001', description: 'Three capital letters, a hyphen, four digits.' })
+  @ApiProperty({ ...ASSET_ID_SCHEMA, description: 'Three capital letters, a hyphen, four digits.' })
   @IsAssetId()
   asset_id!: string;
 }
@@ -26,22 +30,22 @@ export class DecommissionAssetDto {
 export class RecommissionAssetDto extends DecommissionAssetDto {}
 
 export class DecommissionedAssetDto {
-  @ApiProperty({ pattern: ASSET_ID_PATTERN.source, example: 'TIE-0001' })
+  @ApiProperty({ ...ASSET_ID_SCHEMA })
   asset_id!: string;
 
-  @ApiProperty({ example: 'vehicle', description: 'Free text naming the kind of asset.' })
+  @ApiProperty({ maxLength: ASSET_TEXT_MAX_LENGTH, example: 'vehicle', description: 'Free text naming the kind of asset.' })
   asset_type!: string;
 
-  @ApiProperty({ example: 'TK-421' })
+  @ApiProperty({ maxLength: ASSET_TEXT_MAX_LENGTH, example: 'TK-421' })
   former_pilot!: string;
 
-  @ApiProperty({ example: 'Damaged beyond repair during the Battle of Yavin' })
+  @ApiProperty({ maxLength: REASON_MAX_LENGTH, example: 'Damaged beyond repair during the Battle of Yavin' })
   decommission_reason!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-21T10:15:30.000Z', description: 'ISO 8601, UTC.' })
+  @ApiProperty({ ...INSTANT_SCHEMA, example: '2026-11-21T10:15:30.000Z', description: 'ISO 8601, UTC.' })
   decommissioned_at!: string;
 
-  @ApiProperty({ example: 'Grand Moff Tarkin' })
+  @ApiProperty({ maxLength: AUTHORIZED_BY_MAX_LENGTH, example: 'Grand Moff Tarkin' })
   authorized_by!: string;
 }
 
@@ -50,7 +54,7 @@ export class DecommissionResponseDto {
   @ApiProperty({ enum: ['success'] })
   status!: 'success';
 
-  @ApiProperty({ example: 'Asset TIE-0001 decommissioned successfully' })
+  @ApiProperty({ ...CHANGE_MESSAGE_SCHEMA, example: 'Asset TIE-0001 decommissioned successfully' })
   message!: string;
 
   @ApiProperty({ type: DecommissionedAssetDto })
@@ -58,25 +62,25 @@ export class DecommissionResponseDto {
 }
 
 export class AssetDto {
-  @ApiProperty({ pattern: ASSET_ID_PATTERN.source, example: 'TIE-0001' })
+  @ApiProperty({ ...ASSET_ID_SCHEMA })
   asset_id!: string;
 
-  @ApiProperty({ example: 'vehicle' })
+  @ApiProperty({ maxLength: ASSET_TEXT_MAX_LENGTH, example: 'vehicle' })
   asset_type!: string;
 
-  @ApiProperty({ example: 'TK-421' })
+  @ApiProperty({ maxLength: ASSET_TEXT_MAX_LENGTH, example: 'TK-421' })
   former_pilot!: string;
 
   @ApiProperty({ enum: ASSET_STATUSES })
   status!: AssetStatus;
 
-  @ApiProperty({ type: String, nullable: true, example: null })
+  @ApiProperty({ type: String, maxLength: REASON_MAX_LENGTH, nullable: true, example: null })
   decommission_reason!: string | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
+  @ApiProperty({ ...INSTANT_SCHEMA, nullable: true, example: null })
   decommissioned_at!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, example: null })
+  @ApiProperty({ type: String, maxLength: AUTHORIZED_BY_MAX_LENGTH, nullable: true, example: null })
   authorized_by!: string | null;
 }
 
@@ -87,7 +91,7 @@ export class RecommissionResponseDto {
   @ApiProperty({ enum: ['success'] })
   status!: 'success';
 
-  @ApiProperty({ example: 'Asset TIE-0001 recommissioned successfully' })
+  @ApiProperty({ ...CHANGE_MESSAGE_SCHEMA, example: 'Asset TIE-0001 recommissioned successfully' })
   message!: string;
 
   @ApiProperty({ type: AssetDto })

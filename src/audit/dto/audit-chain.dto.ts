@@ -1,17 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { SuccessEnvelope } from '../../common';
+import { ASSET_ID_SCHEMA, HEX_SHA256_SCHEMA, SAFE_INTEGER_BOUNDS, SuccessEnvelope } from '../../common';
 import { CHAIN_PROBLEMS, type ChainProblem } from '../audit-chain.verifier';
 
 const STATES = ['intact', 'broken'] as const;
+const ASSET_FIELDS = ['status', 'decommission_reason', 'authorized_by', 'decommissioned_at'];
+/** Every asset id there can be (AAA-9999): the most assets that can disagree. */
+const ASSET_ID_COUNT = 26 ** 3 * 10 ** 4;
 
 export class AssetDisagreementDto {
-  @ApiProperty({ example: 'TIE-0001' })
+  @ApiProperty({ ...ASSET_ID_SCHEMA })
   asset_id!: string;
 
-  @ApiProperty({ type: 'integer', example: 57, description: 'The allowed decommission event the row disagrees with' })
+  @ApiProperty({ ...SAFE_INTEGER_BOUNDS, minimum: 1, example: 57, description: 'The allowed decommission or recommission event the row disagrees with' })
   event_id!: number;
 
-  @ApiProperty({ type: [String], example: ['authorized_by'], description: 'Of status, decommission_reason, authorized_by, decommissioned_at' })
+  @ApiProperty({ enum: ASSET_FIELDS, isArray: true, maxItems: ASSET_FIELDS.length, example: ['authorized_by'], description: 'The fields that disagree' })
   fields!: string[];
 }
 
@@ -19,16 +22,17 @@ export class AuditChainVerificationDto {
   @ApiProperty({ enum: STATES })
   state!: (typeof STATES)[number];
 
-  @ApiProperty({ type: 'integer', example: 1204, description: 'Events in the chain, as its head counts them' })
+  @ApiProperty({ ...SAFE_INTEGER_BOUNDS, minimum: 0, example: 1204, description: 'Events in the chain, as its head counts them' })
   length!: number;
 
   @ApiProperty({
+    ...HEX_SHA256_SCHEMA,
     example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
     description: 'SHA-256 (hex) of the last event, as the chain head records it. Keep it elsewhere to detect a rewrite of the whole chain',
   })
   head_hash!: string;
 
-  @ApiPropertyOptional({ type: 'integer', example: 57, description: 'Only when broken: the first event at fault' })
+  @ApiPropertyOptional({ ...SAFE_INTEGER_BOUNDS, minimum: 1, example: 57, description: 'Only when broken: the first event at fault' })
   first_broken_event_id?: number;
 
   @ApiPropertyOptional({
@@ -41,7 +45,8 @@ export class AuditChainVerificationDto {
 
   @ApiPropertyOptional({
     type: [AssetDisagreementDto],
-    description: 'Only when the chain and tree are intact but some decommissioned asset rows disagree with the allowed decommission event that recorded them',
+    maxItems: ASSET_ID_COUNT,
+    description: 'Only when the chain and tree are intact but some asset rows disagree with the allowed decommission or recommission event that recorded them',
   })
   disagreeing_assets?: AssetDisagreementDto[];
 }

@@ -1,16 +1,22 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
 import { IsIn, IsOptional, ValidateBy } from 'class-validator';
 import {
-  ASSET_ID_PATTERN,
+  ASSET_ID_SCHEMA,
   AUDIT_ACTIONS,
+  BASE64_SHA256_SCHEMA,
+  HEX_SHA256_SCHEMA,
+  INSTANT_SCHEMA,
   DENIAL_REASONS,
   IsAssetId,
   IsInstant,
   IsIntInRange,
   IsNonBlankString,
   IsNotCombinedWith,
+  MAX_PAGE,
+  MAX_PAGE_SIZE,
   PageMetaDto,
   PageQueryDto,
+  SAFE_INTEGER_BOUNDS,
   SuccessEnvelope,
   ToInteger,
 } from '../../common';
@@ -39,7 +45,7 @@ export class AuditFilterQueryDto {
   @IsIn(OUTCOMES)
   readonly outcome?: (typeof OUTCOMES)[number];
 
-  @ApiPropertyOptional({ pattern: ASSET_ID_PATTERN.source, example: 'TIE-0001' })
+  @ApiPropertyOptional({ ...ASSET_ID_SCHEMA })
   @IsOptional()
   @IsAssetId()
   readonly asset_id?: string;
@@ -83,9 +89,8 @@ export class ListAuditEventsQueryDto extends IntersectionType(PageQueryDto, Audi
 
 export class StreamAuditEventsQueryDto extends AuditFilterQueryDto {
   @ApiPropertyOptional({
-    type: 'integer',
+    ...SAFE_INTEGER_BOUNDS,
     minimum: 0,
-    maximum: Number.MAX_SAFE_INTEGER,
     description: 'Resume after this event id, as the Last-Event-ID header does (which wins): the missed events are replayed first. Without either, the stream starts with the next event.',
   })
   @IsOptional()
@@ -95,24 +100,24 @@ export class StreamAuditEventsQueryDto extends AuditFilterQueryDto {
 }
 
 export class AuditDecisionDetailsDto {
-  @ApiPropertyOptional({ format: 'uuid', example: '6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f', description: 'The decommission request the decision belongs to, when DECOMMISSION_APPROVAL=required' })
+  @ApiPropertyOptional({ format: 'uuid', maxLength: 36, example: '6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f', description: 'The decommission request the decision belongs to, when DECOMMISSION_APPROVAL=required' })
   request_id?: string;
 
-  @ApiProperty({ example: 'Damaged beyond repair during the Battle of Yavin' })
+  @ApiProperty({ maxLength: AUDIT_FIELD_LIMITS.detail, example: 'Damaged beyond repair during the Battle of Yavin' })
   reason!: string;
 
-  @ApiProperty({ example: 'Grand Moff Tarkin' })
+  @ApiProperty({ maxLength: AUDIT_FIELD_LIMITS.detail, example: 'Grand Moff Tarkin' })
   authorized_by!: string;
 }
 
 export class AuditEventDto {
-  @ApiProperty({ type: 'integer', example: 42, description: 'Position in the audit chain' })
+  @ApiProperty({ ...SAFE_INTEGER_BOUNDS, minimum: 1, example: 42, description: 'Position in the audit chain' })
   id!: number;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-21T10:15:30.000Z' })
+  @ApiProperty({ ...INSTANT_SCHEMA, example: '2026-11-21T10:15:30.000Z', description: 'UTC, to the millisecond.' })
   occurred_at!: string;
 
-  @ApiProperty({ example: 'asset.decommission', description: 'e.g. asset.decommission, auth.authenticate, audit.read' })
+  @ApiProperty({ enum: ACTIONS, example: 'asset.decommission' })
   action!: string;
 
   @ApiProperty({ enum: OUTCOMES })
@@ -121,44 +126,46 @@ export class AuditEventDto {
   @ApiProperty({ enum: DENIAL_REASONS, nullable: true, type: String, description: 'Why it was denied; null when allowed.' })
   reason!: string | null;
 
-  @ApiProperty({ nullable: true, type: String, example: 'officer-7', description: 'Token subject; null when no valid token was given.' })
+  @ApiProperty({ nullable: true, type: String, maxLength: AUDIT_FIELD_LIMITS.actor, example: 'officer-7', description: 'Token subject; null when no valid token was given.' })
   actor!: string | null;
 
-  @ApiProperty({ nullable: true, type: 'integer', example: 7 })
+  @ApiProperty({ nullable: true, type: 'integer', format: 'int32', minimum: 0, maximum: 10, example: 7 })
   actor_clearance!: number | null;
 
-  @ApiProperty({ nullable: true, type: String, example: 'TIE-0001' })
+  @ApiProperty({ nullable: true, type: String, maxLength: AUDIT_FIELD_LIMITS.assetId, example: 'TIE-0001', description: 'As the request named it, valid or not.' })
   asset_id!: string | null;
 
-  @ApiProperty({ example: '0f6f3f0e-6a53-4d1a-9d56-2b1b8d1c1e7a' })
+  @ApiProperty({ maxLength: AUDIT_FIELD_LIMITS.requestId, example: '0f6f3f0e-6a53-4d1a-9d56-2b1b8d1c1e7a' })
   request_id!: string;
 
-  @ApiProperty({ nullable: true, type: String, example: '127.0.0.1' })
+  @ApiProperty({ nullable: true, type: String, maxLength: AUDIT_FIELD_LIMITS.ip, example: '127.0.0.1' })
   ip!: string | null;
 
-  @ApiProperty({ example: 'DELETE' })
+  @ApiProperty({ maxLength: AUDIT_FIELD_LIMITS.method, example: 'DELETE' })
   method!: string;
 
-  @ApiProperty({ example: '/v1/assets/TIE-0001' })
+  @ApiProperty({ maxLength: AUDIT_FIELD_LIMITS.path, example: '/v1/assets/TIE-0001' })
   path!: string;
 
-  @ApiProperty({ example: 'c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2', description: 'hash of the event before it in the chain' })
+  @ApiProperty({ ...HEX_SHA256_SCHEMA, example: 'c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2', description: 'hash of the event before it in the chain' })
   prev_hash!: string;
 
   @ApiProperty({
     type: AuditDecisionDetailsDto,
     nullable: true,
-    description: "An allowed decommission's (and a decommission request's) reason and authorising officer, as the request gave them; null in other events",
+    description: "An allowed decommission's or recommission's reason and authorising officer, as the request gave them (with its request_id in a decommission request's events); null in other events",
   })
   details!: AuditDecisionDetailsDto | null;
 
   @ApiProperty({
+    ...HEX_SHA256_SCHEMA,
     example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
     description: 'SHA-256 (hex) of the JSON array of the fields above from id to prev_hash, in their order here',
   })
   hash!: string;
 
   @ApiProperty({
+    ...BASE64_SHA256_SCHEMA,
     example: 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
     description: 'RFC 9162 leaf hash (base64): SHA-256 of 0x00 and the UTF-8 JSON array of the fields from id to details, in their order here',
   })
@@ -166,15 +173,15 @@ export class AuditEventDto {
 }
 
 class AuditEventItems {
-  @ApiProperty({ type: [AuditEventDto] })
+  @ApiProperty({ type: [AuditEventDto], maxItems: MAX_PAGE_SIZE })
   events!: AuditEventDto[];
 }
 
 class AuditPagePosition {
-  @ApiProperty({ type: 'integer', nullable: true, example: 14, description: 'Every event matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.' })
+  @ApiProperty({ ...SAFE_INTEGER_BOUNDS, minimum: 0, nullable: true, example: 14, description: 'Every event matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.' })
   total_count!: number | null;
 
-  @ApiProperty({ type: 'integer', nullable: true, example: 1, description: 'The page number; null on a page asked for with cursor.' })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, nullable: true, example: 1, description: 'The page number; null on a page asked for with cursor.' })
   page!: number | null;
 }
 

@@ -1,18 +1,21 @@
 import { ApiProperty, ApiResponse } from '@nestjs/swagger';
 
+/** The longest message an error body carries: a longer one (a validation naming many fields) is cut. */
+export const ERROR_MESSAGE_MAX_LENGTH = 1024;
+
 export class ErrorResponseDto {
   @ApiProperty({ enum: ['error'], example: 'error' })
   status!: 'error';
 
-  @ApiProperty({ example: 'Asset not found or clearance insufficient' })
+  @ApiProperty({ maxLength: ERROR_MESSAGE_MAX_LENGTH, example: 'Asset not found or clearance insufficient' })
   message!: string;
 
-  @ApiProperty({ example: 'ASSET_ACCESS_DENIED' })
+  @ApiProperty({ pattern: '^[A-Z_]+$', maxLength: 64, example: 'ASSET_ACCESS_DENIED' })
   error_code!: string;
 }
 
 /** The header every 401 carries, for the routes that document their own 401. */
-export const WWW_AUTHENTICATE_HEADER = { 'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string' } } };
+export const WWW_AUTHENTICATE_HEADER = { 'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string', enum: ['Bearer'] } } };
 
 /** Documents one error response with the spec's body, a concrete example, and when it happens. */
 export function ApiErrorResponse(status: number, errorCode: string, message: string, description: string, headers?: typeof WWW_AUTHENTICATE_HEADER) {

@@ -2,11 +2,12 @@ import type { Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsIntInRange, ToInteger } from '../validation/validators';
+import { SAFE_INTEGER_BOUNDS } from './schema-bounds';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 10;
 /** Keeps the offset a safe integer in every SQL engine. */
-const MAX_PAGE = 1_000_000;
+export const MAX_PAGE = 1_000_000;
 
 /** A whole query's DTO: the validation pipe hands the same frozen instance to every request that sends the same query, so its fields are readonly. */
 export class PageQueryDto {
@@ -25,13 +26,13 @@ export class PageQueryDto {
 }
 
 export class PageMetaDto {
-  @ApiProperty({ type: 'integer', example: 14, description: 'Every item matching the filter, across all pages.' })
+  @ApiProperty({ ...SAFE_INTEGER_BOUNDS, minimum: 0, example: 14, description: 'Every item matching the filter, across all pages.' })
   total_count!: number;
 
-  @ApiProperty({ type: 'integer', example: 1 })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, example: 1 })
   page!: number;
 
-  @ApiProperty({ type: 'integer', example: 10, description: 'The effective page size.' })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, example: 10, description: 'The effective page size.' })
   per_page!: number;
 }
 
@@ -42,7 +43,7 @@ export class PageMetaDto {
  */
 export function PageOf<Key extends string, Item>(itemsKey: Key, itemType: Type<Item>): Type<Record<Key, Item[]> & PageMetaDto> {
   class Items {}
-  ApiProperty({ type: [itemType] })(Items.prototype, itemsKey);
+  ApiProperty({ type: [itemType], maxItems: MAX_PAGE_SIZE })(Items.prototype, itemsKey);
   return IntersectionType(Items, PageMetaDto) as Type<Record<Key, Item[]> & PageMetaDto>;
 }
 

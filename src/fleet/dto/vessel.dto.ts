@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { IsNotCombinedWith, IsVesselId, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
+import { IsNotCombinedWith, IsVesselId, MAX_PAGE, MAX_PAGE_SIZE, PageMetaDto, PageQueryDto, SuccessEnvelope, VESSEL_ID_SCHEMA } from '../../common';
+import { VESSEL_LIMITS } from './vessel-limits';
 import { SECTORS, type Sector } from '../../database';
 
 export class ListVesselsQueryDto extends PageQueryDto {
@@ -11,6 +12,8 @@ export class ListVesselsQueryDto extends PageQueryDto {
 
   // No example: Swagger UI would fill it in on "Try it out", and with page's default that is a 400.
   @ApiPropertyOptional({
+    ...VESSEL_ID_SCHEMA,
+    example: undefined,
     description:
       'Keyset cursor: the vessels whose id comes after this one, in id order (within the sector, when one is given). ' +
       "Pass the previous page's next_cursor; any depth costs what the first page does. Not together with page.",
@@ -22,44 +25,44 @@ export class ListVesselsQueryDto extends PageQueryDto {
 }
 
 export class VesselDto {
-  @ApiProperty({ example: 'ISD-001', description: 'A short letter prefix, a hyphen and a number.' })
+  @ApiProperty({ ...VESSEL_ID_SCHEMA, description: 'A short letter prefix, a hyphen and a number.' })
   id!: string;
 
-  @ApiProperty({ example: 'Devastator' })
+  @ApiProperty({ maxLength: VESSEL_LIMITS.text, example: 'Devastator' })
   name!: string;
 
-  @ApiProperty({ example: 'Imperial I-class' })
+  @ApiProperty({ maxLength: VESSEL_LIMITS.text, example: 'Imperial I-class' })
   class!: string;
 
-  @ApiProperty({ example: '1600 meters' })
+  @ApiProperty({ pattern: VESSEL_LIMITS.lengthPattern.source, maxLength: VESSEL_LIMITS.length, example: '1600 meters' })
   length!: string;
 
-  @ApiProperty({ type: 'integer', example: 37085 })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, maximum: VESSEL_LIMITS.crew, example: 37085 })
   crew!: number;
 
-  @ApiProperty({ example: 'Captain Piett' })
+  @ApiProperty({ maxLength: VESSEL_LIMITS.text, example: 'Captain Piett' })
   commander!: string;
 
   @ApiProperty({ enum: SECTORS })
   sector!: Sector;
 
-  @ApiProperty({ example: 'operational' })
+  @ApiProperty({ maxLength: VESSEL_LIMITS.status, example: 'operational' })
   status!: string;
 }
 
 class VesselItems {
-  @ApiProperty({ type: [VesselDto] })
+  @ApiProperty({ type: [VesselDto], maxItems: MAX_PAGE_SIZE })
   vessels!: VesselDto[];
 }
 
 class PagePosition {
-  @ApiProperty({ type: 'integer', nullable: true, example: 1, description: 'The page number; null on a page asked for with after.' })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, nullable: true, example: 1, description: 'The page number; null on a page asked for with after.' })
   page!: number | null;
 }
 
 class NextCursor {
   @ApiProperty({
-    type: 'string',
+    ...VESSEL_ID_SCHEMA,
     nullable: true,
     // What the first page of ten (per_page and page above) answers over the demo data.
     example: 'ISD-010',

@@ -1,6 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsIn, IsISO8601, IsOptional, IsString, Matches, ValidateBy, ValidateIf } from 'class-validator';
+import { IsIn, IsISO8601, IsOptional, IsString, Matches, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
+import { ASSET_TEXT_MAX_LENGTH, AUTHORIZED_BY_MAX_LENGTH, REASON_MAX_LENGTH } from '../../assets';
 import { IsAssetId, IsIntInRange, IsNonBlankString, IsRequired, IsVesselId } from '../../common';
+import { VESSEL_LIMITS } from '../../fleet';
 import { ASSET_STATUSES, type AssetStatus, SECTORS, type Sector } from '../../database';
 
 /** A calendar date-time with its offset, e.g. 2026-03-01T12:00:00Z: never read in the importer's own time zone. */
@@ -38,17 +40,17 @@ export class ImportAssetDto {
   @IsAssetId()
   asset_id!: string;
 
-  @IsNonBlankString(100)
+  @IsNonBlankString(ASSET_TEXT_MAX_LENGTH)
   asset_type!: string;
 
-  @IsNonBlankString(100)
+  @IsNonBlankString(ASSET_TEXT_MAX_LENGTH)
   former_pilot!: string;
 
   @IsOptional()
   @IsIn(ASSET_STATUSES)
   status?: AssetStatus;
 
-  @IsNonBlankString(500)
+  @IsNonBlankString(REASON_MAX_LENGTH)
   @IsDecommissionDetail()
   decommission_reason?: string;
 
@@ -57,7 +59,7 @@ export class ImportAssetDto {
   @IsDecommissionDetail()
   decommissioned_at?: string;
 
-  @IsNonBlankString(100)
+  @IsNonBlankString(AUTHORIZED_BY_MAX_LENGTH)
   @IsDecommissionDetail()
   authorized_by?: string;
 }
@@ -67,27 +69,28 @@ export class ImportVesselDto {
   @IsVesselId()
   id!: string;
 
-  @IsNonBlankString(100)
+  @IsNonBlankString(VESSEL_LIMITS.text)
   name!: string;
 
-  @IsNonBlankString(100)
+  @IsNonBlankString(VESSEL_LIMITS.text)
   class!: string;
 
   @IsRequired()
-  @Matches(/^[0-9]+(\.[0-9]+)? meters$/, { message: 'length must be a number followed by " meters", e.g. "1600 meters"' })
+  @Matches(VESSEL_LIMITS.lengthPattern, { message: 'length must be a number followed by " meters", e.g. "1600 meters"' })
+  @MaxLength(VESSEL_LIMITS.length)
   length!: string;
 
   @IsRequired()
-  @IsIntInRange(0, 10_000_000)
+  @IsIntInRange(0, VESSEL_LIMITS.crew)
   crew!: number;
 
-  @IsNonBlankString(100)
+  @IsNonBlankString(VESSEL_LIMITS.text)
   commander!: string;
 
   @IsRequired()
   @IsIn(SECTORS)
   sector!: Sector;
 
-  @IsNonBlankString(50)
+  @IsNonBlankString(VESSEL_LIMITS.status)
   status!: string;
 }
