@@ -52,7 +52,7 @@ export class AssetsController {
     status: HttpStatus.ACCEPTED,
     type: DecommissionRequestResponseDto,
     description: 'DECOMMISSION_APPROVAL=required: a pending decommission request; the asset stays active until authorized_by approves it',
-    headers: { Location: { description: `The request: /v1/decommission-requests/${EXAMPLE_REQUEST_ID}`, schema: { type: 'string' } } },
+    headers: { Location: { description: `The request: /v1/decommission-requests/${EXAMPLE_REQUEST_ID}`, schema: { type: 'string', pattern: '^/v1/decommission-requests/[0-9a-f-]{36}$', maxLength: 61 } } },
   })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'reason must not be blank', 'Invalid asset id or body (VALIDATION_ERROR)')
   @ApiErrorResponse(404, 'ASSET_ACCESS_DENIED', ASSET_ACCESS_DENIED_MESSAGE, 'No active asset with that id (ASSET_ACCESS_DENIED)')

@@ -14,6 +14,7 @@ import {
   EXAMPLE_REJECTED_REQUEST_ID,
   EXAMPLE_REQUEST_ID,
   EXAMPLE_WITHDRAWN_REQUEST_ID,
+  REQUEST_ID_SCHEMA,
   ListDecommissionRequestsQueryDto,
 } from './dto/decommission-request.dto';
 
@@ -85,7 +86,7 @@ export class DecommissionRequestsController {
     summary: 'Reject a decommission request: the officer it names as authorized_by (clearance 7 or higher)',
     description: 'The asset stays active. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409). Every attempt is audited.',
   })
-  @ApiParam({ name: 'request_id', format: 'uuid', example: EXAMPLE_REJECTED_REQUEST_ID, description: 'The request_id the DELETE answered.' })
+  @ApiParam({ name: 'request_id', ...REQUEST_ID_SCHEMA, example: EXAMPLE_REJECTED_REQUEST_ID, description: 'The request_id the DELETE answered.' })
   @ApiOkResponse({ type: DecommissionRequestResponseDto, description: 'Rejected: the request, now rejected' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'request_id must be a UUID', 'Invalid request id (VALIDATION_ERROR)')
   @ApiErrorResponse(403, 'DECOMMISSION_REQUEST_FORBIDDEN', NOT_AUTHORIZING_OFFICER_MESSAGE, 'Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not authorized_by (DECOMMISSION_REQUEST_FORBIDDEN)')
@@ -106,7 +107,7 @@ export class DecommissionRequestsController {
     summary: 'Withdraw a decommission request: the officer who made it (clearance 7 or higher)',
     description: 'The asset stays active. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is requested_by (403), request pending (409). Every attempt is audited.',
   })
-  @ApiParam({ name: 'request_id', format: 'uuid', example: EXAMPLE_WITHDRAWN_REQUEST_ID, description: 'The request_id the DELETE answered.' })
+  @ApiParam({ name: 'request_id', ...REQUEST_ID_SCHEMA, example: EXAMPLE_WITHDRAWN_REQUEST_ID, description: 'The request_id the DELETE answered.' })
   @ApiOkResponse({ type: DecommissionRequestResponseDto, description: 'Withdrawn: the request, now withdrawn' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'request_id must be a UUID', 'Invalid request id (VALIDATION_ERROR)')
   @ApiErrorResponse(403, 'DECOMMISSION_REQUEST_FORBIDDEN', NOT_REQUESTER_MESSAGE, 'Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not requested_by (DECOMMISSION_REQUEST_FORBIDDEN)')

@@ -2,6 +2,6 @@ export { AuthModule } from './auth.module';
 export { AuthenticationGuard } from './authentication.guard';
 export { ClearanceGuard } from './clearance.guard';
 export { CurrentOfficer, Public, PUBLIC_OPERATION_EXTENSION, RequiresClearance } from './auth.decorators';
-export type { AuthenticatedOfficer } from './officer';
+export { type AuthenticatedOfficer, SUBJECT_MAX_LENGTH } from './officer';
 export { TokenModule } from './token.module';
 export { TokenService } from './token.service';

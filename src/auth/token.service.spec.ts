@@ -138,7 +138,7 @@ describe('TokenService', () => {
       });
     }
 
-    for (const sub of ['', '   ', 7, null, ['officer-7'], undefined]) {
+    for (const sub of ['', '   ', 'o'.repeat(257), 7, null, ['officer-7'], undefined]) {
       it(`sub ${JSON.stringify(sub)}`, async () => {
         await rejects(sut, signHs256({ ...validClaims(), sub }), 'TOKEN_INVALID');
       });

@@ -3,7 +3,7 @@ import type { DenialReason } from '../common';
 import type { JwtConfig, TokenConfig } from '../config';
 import { JwksKeySet } from './jwks-key-set';
 import { resolveJwtSecret } from './jwt-secret';
-import { AuthenticatedOfficer, MAX_CLEARANCE, MIN_CLEARANCE } from './officer';
+import { AuthenticatedOfficer, MAX_CLEARANCE, MIN_CLEARANCE, SUBJECT_MAX_LENGTH } from './officer';
 import type { TokenKey } from '../config';
 
 export class TokenRejectedError extends Error {
@@ -182,8 +182,8 @@ export class TokenService {
     if (iat !== undefined && iat > now + tolerance) {
       throw invalid('iat lies in the future');
     }
-    if (typeof sub !== 'string' || sub.trim() === '' || !isValidClearance(clearance)) {
-      throw invalid('sub must be a non-blank string and clearance an integer from 0 to 10');
+    if (typeof sub !== 'string' || sub.trim() === '' || sub.length > SUBJECT_MAX_LENGTH || !isValidClearance(clearance)) {
+      throw invalid(`sub must be a non-blank string of at most ${SUBJECT_MAX_LENGTH} characters and clearance an integer from 0 to 10`);
     }
     return { id: sub, clearance };
   }

@@ -446,7 +446,7 @@ export interface components {
             events: components["schemas"]["AuditEventDto"][];
             /**
              * Format: int64
-             * @description Every event matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.
+             * @description Every item matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.
              * @example 14
              */
             total_count: number | null;
@@ -796,11 +796,13 @@ export interface components {
         DecommissionRequestPageDto: {
             requests: components["schemas"]["DecommissionRequestDto"][];
             /**
-             * @description Every request matching the filter; null on a page asked for with cursor, which counts nothing.
-             * @example 3
+             * Format: int64
+             * @description Every item matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.
+             * @example 14
              */
             total_count: number | null;
             /**
+             * Format: int32
              * @description The page number; null on a page asked for with cursor.
              * @example 1
              */
@@ -813,7 +815,7 @@ export interface components {
             per_page: number;
             /**
              * @description Pass as cursor for the next (older) page; null on the last page.
-             * @example null
+             * @example ZTQy
              */
             next_cursor: string | null;
         };

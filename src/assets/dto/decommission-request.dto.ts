@@ -1,49 +1,53 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { IsAuditCursor } from '../../audit';
-import { ASSET_ID_PATTERN, IsAssetId, IsNotCombinedWith, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
+import { SUBJECT_MAX_LENGTH } from '../../auth';
+import { ASSET_ID_SCHEMA, CURSOR_MAX_LENGTH, INSTANT_SCHEMA, IsAssetId, IsNotCombinedWith, KeysetPagePosition, MAX_PAGE_SIZE, NextCursor, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
 import { DECOMMISSION_REQUEST_STATES, type DecommissionRequestState } from '../../database';
+import { AUTHORIZED_BY_MAX_LENGTH, REASON_MAX_LENGTH } from './asset.dto';
 
 export const EXAMPLE_REQUEST_ID = '6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f';
 /** Each decision documents a request of its own, pending in its example: one approved cannot be rejected. */
 export const EXAMPLE_REJECTED_REQUEST_ID = '0b9e6a52-3f4d-4c21-8a7e-5d6c7b8a9f01';
 export const EXAMPLE_WITHDRAWN_REQUEST_ID = '9c8d7e6f-5a4b-4c3d-8e2f-1a0b9c8d7e6f';
+/** A request id as the service writes it: a UUID, 36 characters. */
+export const REQUEST_ID_SCHEMA = { type: 'string', format: 'uuid', maxLength: 36 } as const;
 
 export class DecommissionRequestIdParamDto {
-  @ApiProperty({ format: 'uuid', example: EXAMPLE_REQUEST_ID, description: 'The request_id the DELETE answered.' })
+  @ApiProperty({ ...REQUEST_ID_SCHEMA, example: EXAMPLE_REQUEST_ID, description: 'The request_id the DELETE answered.' })
   @IsUUID('all', { message: 'request_id must be a UUID' })
   request_id!: string;
 }
 
 export class DecommissionRequestDto {
-  @ApiProperty({ format: 'uuid', example: EXAMPLE_REQUEST_ID })
+  @ApiProperty({ ...REQUEST_ID_SCHEMA, example: EXAMPLE_REQUEST_ID })
   request_id!: string;
 
-  @ApiProperty({ pattern: ASSET_ID_PATTERN.source, example: 'TIE-0001' })
+  @ApiProperty({ ...ASSET_ID_SCHEMA })
   asset_id!: string;
 
   @ApiProperty({ enum: DECOMMISSION_REQUEST_STATES, example: 'pending' })
   state!: DecommissionRequestState;
 
-  @ApiProperty({ example: 'officer-7', description: 'The token subject who asked.' })
+  @ApiProperty({ maxLength: SUBJECT_MAX_LENGTH, example: 'officer-7', description: 'The token subject who asked.' })
   requested_by!: string;
 
-  @ApiProperty({ example: 'officer-9', description: 'The token subject of the officer who may approve or reject it.' })
+  @ApiProperty({ maxLength: AUTHORIZED_BY_MAX_LENGTH, example: 'officer-9', description: 'The token subject of the officer who may approve or reject it.' })
   authorized_by!: string;
 
-  @ApiProperty({ example: 'Damaged beyond repair during the Battle of Yavin' })
+  @ApiProperty({ maxLength: REASON_MAX_LENGTH, example: 'Damaged beyond repair during the Battle of Yavin' })
   reason!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-21T10:15:30.000Z' })
+  @ApiProperty({ ...INSTANT_SCHEMA, example: '2026-11-21T10:15:30.000Z' })
   created_at!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-22T10:15:30.000Z', description: 'Past this instant it can no longer be approved.' })
+  @ApiProperty({ ...INSTANT_SCHEMA, example: '2026-11-22T10:15:30.000Z', description: 'Past this instant it can no longer be approved.' })
   expires_at!: string;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When it was approved, rejected or withdrawn, or when it expired; null while pending.' })
+  @ApiProperty({ ...INSTANT_SCHEMA, nullable: true, example: null, description: 'When it was approved, rejected or withdrawn, or when it expired; null while pending.' })
   decided_at!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'Who approved, rejected or withdrew it; null while pending and once expired.' })
+  @ApiProperty({ type: String, maxLength: SUBJECT_MAX_LENGTH, nullable: true, example: null, description: 'Who approved, rejected or withdrew it; null while pending and once expired.' })
   decided_by!: string | null;
 }
 
@@ -57,7 +61,7 @@ export class ListDecommissionRequestsQueryDto extends PageQueryDto {
   @IsIn(DECOMMISSION_REQUEST_STATES)
   readonly state?: DecommissionRequestState;
 
-  @ApiPropertyOptional({ pattern: ASSET_ID_PATTERN.source, example: 'TIE-0001' })
+  @ApiPropertyOptional({ ...ASSET_ID_SCHEMA })
   @IsOptional()
   @IsAssetId()
   readonly asset_id?: string;
@@ -69,7 +73,7 @@ export class ListDecommissionRequestsQueryDto extends PageQueryDto {
   readonly awaiting?: (typeof AWAITING)[number];
 
   @ApiPropertyOptional({
-    maxLength: 24,
+    maxLength: CURSOR_MAX_LENGTH,
     pattern: '^[A-Za-z0-9_-]+$',
     description: "Keyset cursor: the previous page's next_cursor; the page holds the matching requests older than that page's last. Not together with page.",
   })
@@ -80,29 +84,16 @@ export class ListDecommissionRequestsQueryDto extends PageQueryDto {
 }
 
 class DecommissionRequestItems {
-  @ApiProperty({ type: [DecommissionRequestDto] })
+  @ApiProperty({ type: [DecommissionRequestDto], maxItems: MAX_PAGE_SIZE })
   requests!: DecommissionRequestDto[];
-}
-
-class DecommissionRequestPagePosition {
-  @ApiProperty({ type: 'integer', nullable: true, example: 3, description: 'Every request matching the filter; null on a page asked for with cursor, which counts nothing.' })
-  total_count!: number | null;
-
-  @ApiProperty({ type: 'integer', nullable: true, example: 1, description: 'The page number; null on a page asked for with cursor.' })
-  page!: number | null;
-}
-
-class DecommissionRequestNextCursor {
-  @ApiProperty({ type: 'string', nullable: true, example: null, description: 'Pass as cursor for the next (older) page; null on the last page.' })
-  next_cursor!: string | null;
 }
 
 /** The fields in the order the service writes them, which Swagger UI's example follows. */
 export class DecommissionRequestPageDto extends IntersectionType(
   DecommissionRequestItems,
-  DecommissionRequestPagePosition,
+  KeysetPagePosition,
   PickType(PageMetaDto, ['per_page'] as const),
-  DecommissionRequestNextCursor,
+  NextCursor,
 ) {}
 
 export class DecommissionRequestListResponseDto extends SuccessEnvelope(DecommissionRequestPageDto) {}

@@ -12,7 +12,9 @@ import {
   IsIntInRange,
   IsNonBlankString,
   IsNotCombinedWith,
-  MAX_PAGE,
+  CURSOR_MAX_LENGTH,
+  KeysetPagePosition,
+  NextCursor,
   MAX_PAGE_SIZE,
   PageMetaDto,
   PageQueryDto,
@@ -25,8 +27,6 @@ import { AUDIT_FIELD_LIMITS } from '../storable';
 
 const OUTCOMES = ['allowed', 'denied'] as const;
 const ACTIONS = Object.values(AUDIT_ACTIONS);
-/** Long enough for any cursor the listing writes. */
-const CURSOR_MAX_LENGTH = 24;
 
 export function IsAuditCursor(): PropertyDecorator {
   return ValidateBy({
@@ -177,20 +177,7 @@ class AuditEventItems {
   events!: AuditEventDto[];
 }
 
-class AuditPagePosition {
-  @ApiProperty({ ...SAFE_INTEGER_BOUNDS, minimum: 0, nullable: true, example: 14, description: 'Every event matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.' })
-  total_count!: number | null;
-
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, nullable: true, example: 1, description: 'The page number; null on a page asked for with cursor.' })
-  page!: number | null;
-}
-
-class AuditNextCursor {
-  @ApiProperty({ type: 'string', nullable: true, maxLength: CURSOR_MAX_LENGTH, example: 'ZTQy', description: 'Pass as cursor for the next (older) page; null on the last page.' })
-  next_cursor!: string | null;
-}
-
 /** The fields in the order the service writes them, which Swagger UI's example follows. */
-export class AuditEventPageDto extends IntersectionType(AuditEventItems, AuditPagePosition, PickType(PageMetaDto, ['per_page'] as const), AuditNextCursor) {}
+export class AuditEventPageDto extends IntersectionType(AuditEventItems, KeysetPagePosition, PickType(PageMetaDto, ['per_page'] as const), NextCursor) {}
 
 export class AuditEventListResponseDto extends SuccessEnvelope(AuditEventPageDto) {}

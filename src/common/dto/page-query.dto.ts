@@ -8,6 +8,8 @@ export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 10;
 /** Keeps the offset a safe integer in every SQL engine. */
 export const MAX_PAGE = 1_000_000;
+/** Long enough for any keyset cursor a listing writes. */
+export const CURSOR_MAX_LENGTH = 24;
 
 /** A whole query's DTO: the validation pipe hands the same frozen instance to every request that sends the same query, so its fields are readonly. */
 export class PageQueryDto {
@@ -34,6 +36,20 @@ export class PageMetaDto {
 
   @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, example: 10, description: 'The effective page size.' })
   per_page!: number;
+}
+
+/** The position of a page that may be asked for by keyset cursor instead of page: such a page counts nothing and has no number. */
+export class KeysetPagePosition {
+  @ApiProperty({ ...SAFE_INTEGER_BOUNDS, minimum: 0, nullable: true, example: 14, description: 'Every item matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.' })
+  total_count!: number | null;
+
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE, nullable: true, example: 1, description: 'The page number; null on a page asked for with cursor.' })
+  page!: number | null;
+}
+
+export class NextCursor {
+  @ApiProperty({ type: 'string', nullable: true, maxLength: CURSOR_MAX_LENGTH, example: 'ZTQy', description: 'Pass as cursor for the next (older) page; null on the last page.' })
+  next_cursor!: string | null;
 }
 
 /**
