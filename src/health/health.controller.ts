@@ -4,7 +4,7 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { AuditSequencer } from '../audit';
 import { Public } from '../auth';
 import { ApiErrorResponse, ServiceUnavailableError } from '../common';
-import { DatabaseHealth } from '../database';
+import { DatabaseClockCheck, DatabaseHealth } from '../database';
 import { ShutdownState } from '../bootstrap';
 import { LimitStoreHealth } from '../rate-limit';
 
@@ -14,6 +14,7 @@ const SHUTTING_DOWN = 'The instance is shutting down';
 const AUDIT_LAGGING = "The audit trail's sequencing lags";
 const STORAGE_FAILING = 'The database cannot store data (disk full, read-only or failing)';
 const LIMIT_STORE_UNREACHABLE = 'The rate-limit store (Redis) is unreachable';
+const CLOCK_SKEWED = "The instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS";
 
 @ApiTags('health')
 @Public()
@@ -25,6 +26,7 @@ export class HealthController {
     private readonly shutdown: ShutdownState,
     private readonly sequencer: AuditSequencer,
     private readonly limitStore: LimitStoreHealth,
+    private readonly clock: DatabaseClockCheck,
   ) {}
 
   @Get('live')
@@ -35,13 +37,15 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'The service can reach its database and its rate-limit store, its audit events find their place in time, and it is not shutting down' })
-  @ApiOkResponse({ schema: { example: UP }, description: 'Ready: the database answers, audit sequencing keeps up and the instance is not shutting down' })
+  @ApiOperation({
+    summary: "The service can reach its database and its rate-limit store, its clock agrees with the database's, its audit events find their place in time, and it is not shutting down",
+  })
+  @ApiOkResponse({ schema: { example: UP }, description: "Ready: the database answers, the clocks agree, audit sequencing keeps up and the instance is not shutting down" })
   @ApiErrorResponse(
     503,
     'SERVICE_UNAVAILABLE',
     DATABASE_UNREACHABLE,
-    "SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down",
+    "SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS (PostgreSQL), the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down",
   )
   async ready(): Promise<typeof UP> {
     if (this.shutdown.isShuttingDown) {
@@ -55,6 +59,9 @@ export class HealthController {
     }
     if (!this.limitStore.isReachable()) {
       throw new ServiceUnavailableError(LIMIT_STORE_UNREACHABLE);
+    }
+    if (this.clock.isSkewed()) {
+      throw new ServiceUnavailableError(CLOCK_SKEWED);
     }
     if (this.sequencer.isLagging()) {
       throw new ServiceUnavailableError(AUDIT_LAGGING);

@@ -230,7 +230,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The service can reach its database and its rate-limit store, its audit events find their place in time, and it is not shutting down */
+        /** The service can reach its database and its rate-limit store, its clock agrees with the database's, its audit events find their place in time, and it is not shutting down */
         get: operations["HealthController_ready"];
         put?: never;
         post?: never;
@@ -2445,7 +2445,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready: the database answers, audit sequencing keeps up and the instance is not shutting down */
+            /** @description Ready: the database answers, the clocks agree, audit sequencing keeps up and the instance is not shutting down */
             200: {
                 headers: {
                     /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
@@ -2474,7 +2474,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down */
+            /** @description SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS (PostgreSQL), the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down */
             503: {
                 headers: {
                     /** @description The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID */
