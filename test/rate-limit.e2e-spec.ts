@@ -9,7 +9,7 @@ import Redis from 'ioredis';
 import { countRows } from '../src/database';
 import { describeEachDatabase } from './support/databases';
 import { decommission, expectErrorBody, listFleet } from './support/http';
-import { startServer, startServers, type RunningServer } from './support/processes';
+import { logLines, startServer, startServers, type RunningServer } from './support/processes';
 import { TcpProxy } from './support/tcp-proxy';
 import { waitFor, waitUntil } from './support/wait';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
@@ -285,11 +285,7 @@ describe('rate limits shared through Redis by two instances', () => {
       console.log(`# Redis back: ready again ${backAfterMs} ms after its return`);
       assert.ok(backAfterMs < 5_000, `${backAfterMs} ms`);
 
-      const lines = server.output().split('\n').filter((line) => line !== '');
-      for (const line of lines) {
-        assert.doesNotThrow(() => JSON.parse(line), `not a JSON line: ${line}`);
-      }
-      const store = lines.map((line) => JSON.parse(line) as { context?: string; level: string; msg: string }).filter((line) => line.context === 'RateLimitStore');
+      const store = logLines(server).filter((line) => line.context === 'RateLimitStore');
       assert.deepEqual(store.map(({ level }) => level), ['error', 'info'], JSON.stringify(store));
       assert.match(store[0].msg, /unreachable/);
     } finally {

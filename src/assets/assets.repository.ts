@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely, type NotNull } from 'kysely';
-import { type AssetRow, type AssetStatus, countRows, type DB, readInKeyOrder, type NewAsset, selectPage, upsertRows, type UpsertCounts } from '../database';
+import { type AssetRow, type AssetStatus, countRows, databaseClock, type DB, readInKeyOrder, type NewAsset, selectPage, upsertRows, type UpsertCounts } from '../database';
 
 /** What the API shows of an asset record, in the order it shows it. */
 export const ASSET_COLUMNS = [
@@ -25,7 +25,6 @@ export const DECOMMISSIONED_ASSET_COLUMNS = [
 
 export interface DecommissionRecord {
   decommission_reason: string;
-  decommissioned_at: string;
   authorized_by: string;
 }
 
@@ -35,21 +34,22 @@ export class AssetsRepository {
 
   /**
    * The decommission: one conditional UPDATE that returns the asset, so of two racing decommissions
-   * exactly one sees the row. Built with placeholders, to be compiled once (precompile).
+   * exactly one sees the row. Built with placeholders, to be compiled once (precompile). Its time is the
+   * database's clock, which its audit event is dated by too.
    */
   decommissionStatement(values: DecommissionRecord & { assetId: string }) {
     return this.db
       .updateTable('assets')
       .set({
         decommission_reason: values.decommission_reason,
-        decommissioned_at: values.decommissioned_at,
+        decommissioned_at: databaseClock(this.db),
         authorized_by: values.authorized_by,
         status: 'decommissioned',
       })
       .where('asset_id', '=', values.assetId)
       .where('status', '=', 'active')
       .returning(DECOMMISSIONED_ASSET_COLUMNS)
-      .$narrowType<{ [K in keyof DecommissionRecord]: NotNull }>();
+      .$narrowType<{ [K in keyof DecommissionRecord | 'decommissioned_at']: NotNull }>();
   }
 
   /**

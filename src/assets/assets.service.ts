@@ -34,11 +34,7 @@ export class AssetsService {
     approvedRequestId?: string,
   ): Promise<DecommissionedAssetDto> {
     const action = AUDIT_ACTIONS.decommission;
-    const record = {
-      decommission_reason: request.reason,
-      authorized_by: request.authorized_by,
-      decommissioned_at: new Date().toISOString(),
-    };
+    const record = { decommission_reason: request.reason, authorized_by: request.authorized_by };
     const decommissioned = await this.decommissionRecorded({ ...record, assetId }, {
       action,
       outcome: 'allowed',

@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { ApiErrorResponse, AUDIT_ACTIONS, ValidationFailedError } from '../common';
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
 import { AuditStream, STREAMS_PER_CLIENT, type StreamSink } from './audit-stream';
-import { AuditChainVerifier } from './audit-chain.verifier';
+import { ChainVerificationThread } from './chain-verification-thread';
 import { AuditService, auditFilterOf } from './audit.service';
 import { shownEvent } from './audit.repository';
 import { AuditChainVerificationResponseDto } from './dto/audit-chain.dto';
@@ -79,7 +79,7 @@ function sseSink(res: Response): StreamSink {
 export class AuditController {
   constructor(
     private readonly audit: AuditService,
-    private readonly chain: AuditChainVerifier,
+    private readonly chain: ChainVerificationThread,
     private readonly tree: AuditTree,
     private readonly streams: AuditStream,
   ) {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Compilable, type CompiledQuery, Kysely, type RawBuilder, sql } from 'kysely';
 import { AUDIT_ACTIONS } from '../common';
-import { type AuditChainHead, type AuditEventRow, type AuditOutcome, type DB, precompile } from '../database';
+import { type AuditChainHead, type AuditEventRow, type AuditOutcome, databaseClock, type DB, precompile } from '../database';
 import { chainEvents, DECISION_FIELDS, LEAF_FIELDS, type UnchainedEvent } from './audit-chain';
 import type { DecisionDetails } from './audit-entry';
 import type { StoredNode, TreeNode } from './merkle';
@@ -35,10 +35,14 @@ interface IdBounds {
   beforeId?: number;
 }
 
-/** A waiting event as the decision writes it: its fields and the time of the decision. */
-export type WaitingEvent = UnchainedEvent & { recorded_at: string };
+/**
+ * A waiting event as the decision writes it: its fields. Its time is not the deciding instance's: the
+ * statement that writes it stores the database's clock (databaseClock), so one instance's wrong clock
+ * cannot date the trail.
+ */
+export type WaitingEvent = UnchainedEvent;
 
-const WAITING_COLUMNS = ['recorded_at', ...DECISION_FIELDS, 'details'] as const satisfies readonly (keyof WaitingEvent)[];
+const WAITING_COLUMNS = [...DECISION_FIELDS, 'details'] as const satisfies readonly (keyof WaitingEvent)[];
 
 /** Waiting events, oldest first, chained after the head they were read with. */
 export interface WaitingBatch {
@@ -93,7 +97,7 @@ function appendQueries(db: Kysely<DB>) {
     addWaiting: precompile((event: WaitingEvent) =>
       db
         .insertInto('audit_pending')
-        .values(Object.fromEntries(WAITING_COLUMNS.map((column) => [column, event[column]])) as WaitingEvent)
+        .values({ ...(Object.fromEntries(WAITING_COLUMNS.map((column) => [column, event[column]])) as WaitingEvent), recorded_at: databaseClock(db) })
         .returning('pending_id'),
     ),
     findWaiting: precompile(({ limit }: { limit: number }) =>
@@ -113,12 +117,13 @@ function appendQueries(db: Kysely<DB>) {
         .limit(limit),
     ),
     // Rewriting a column to itself takes the head's lock (SQLite's write lock, which the commit group
-    // holds anyway) and returns where the chain ends.
+    // holds anyway) and returns where the chain ends, with the database's clock for the new event.
     takeHead: db
       .updateTable('audit_chain_head')
       .set((eb) => ({ event_count: eb.ref('event_count') }))
       .where('id', '=', 1)
       .returningAll()
+      .returning(databaseClock(db).as('clock'))
       .compile(),
     insertEvent: precompile((event: AuditEventRow) => db.insertInto('audit_events').values(eventValues([event])[0])),
     insertNode: precompile(({ level, index, hash }: StoredNode) => db.insertInto('audit_tree_nodes').values({ level, node_index: index, hash })),
@@ -160,9 +165,10 @@ export class AuditRepository {
     change: (values: Values) => Compilable<Row>,
   ): (values: Values, event: WaitingEvent) => CompiledQuery<ChangedWithEvent<Row>> {
     const statement = precompile((values: ChangeWithEventValues<Values>) => {
+      // The event's time is the statement's, the asset's decommissioned_at too: one instant of the database's clock.
       const withEvent = sql<ChangedWithEvent<Row>>`with changed as (${change(values)}),
-        waiting as (insert into audit_pending (${sql.join(WAITING_COLUMNS.map((column) => sql.ref(column)))})
-                    select ${sql.join(WAITING_COLUMNS.map((column) => values[eventValue(column)]))} from changed returning pending_id)
+        waiting as (insert into audit_pending (recorded_at, ${sql.join(WAITING_COLUMNS.map((column) => sql.ref(column)))})
+                    select ${databaseClock(this.db)}, ${sql.join(WAITING_COLUMNS.map((column) => values[eventValue(column)]))} from changed returning pending_id)
         select changed.*, waiting.pending_id from changed cross join waiting`;
       return { compile: () => withEvent.compile(this.db) };
     });
@@ -191,11 +197,12 @@ export class AuditRepository {
    * writer: SQLite's write lock, which a commit group holds for all its transactions.
    */
   async append(fields: UnchainedEvent, trx: Kysely<DB>): Promise<void> {
-    const [head] = (await trx.executeQuery(this.appending.takeHead)).rows;
-    if (head === undefined) {
+    const [taken] = (await trx.executeQuery(this.appending.takeHead)).rows;
+    if (taken === undefined) {
       throw new Error('audit_chain_head has no row');
     }
-    const chained = chainEvents(head, [{ ...fields, recorded_at: new Date().toISOString() }]);
+    const { clock, ...head } = taken;
+    const chained = chainEvents(head, [{ ...fields, recorded_at: clock }]);
     await trx.executeQuery(this.appending.insertEvent(chained.events[0]));
     // Half the appends complete no subtree, the others one per trailing one bit of the old size: one
     // each on average, so one precompiled row at a time costs less than building a multi-row insert.

@@ -14,7 +14,6 @@ import {
 import { DatabaseHealth, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { DenialLimiter } from '../rate-limit';
-import type { UnchainedEvent } from './audit-chain';
 import type { AuditEntry, DecisionDetails } from './audit-entry';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
 import { type AuditEventFilter, AuditRepository, shownEvent, type WaitingEvent } from './audit.repository';
@@ -22,18 +21,14 @@ import { AuditSequencer, type Placed } from './audit-sequencer';
 import type { AuditEventPageDto, AuditFilterQueryDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
 
-/** The event of a decision, as it waits for its place: its fields and the time of the decision. */
-function toWaitingEvent(entry: AuditEntry): WaitingEvent {
-  return { ...toEventFields(entry), recorded_at: new Date().toISOString() };
-}
-
 /** The details as stored and hashed: JSON with the keys in this order (request_id only when given), each value storable. */
 export function storedDetails({ request_id, reason, authorized_by }: DecisionDetails): string {
   const decision = { reason: storable(reason, AUDIT_FIELD_LIMITS.detail), authorized_by: storable(authorized_by, AUDIT_FIELD_LIMITS.detail) };
   return JSON.stringify(request_id === undefined ? decision : { request_id: storable(request_id, AUDIT_FIELD_LIMITS.detail), ...decision });
 }
 
-function toEventFields({ action, outcome, reason, actor, origin, details }: AuditEntry): UnchainedEvent {
+/** The event of a decision, as it waits for its place; the statement that writes it gives it the database's time. */
+function toWaitingEvent({ action, outcome, reason, actor, origin, details }: AuditEntry): WaitingEvent {
   const optional = (value: string | null, limit: number) => (value === null ? null : storable(value, limit));
   return {
     action,

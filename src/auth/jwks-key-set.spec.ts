@@ -142,7 +142,7 @@ describe('JwksKeySet against a real HTTP server', () => {
     console.log(`# target: a key removed from the JWKS (max-age 1 s) was refused ${refusedAfterMs ?? 'never'} ms after its removal (bound: 6000 ms)`);
     assert.ok(refusedAfterMs !== undefined && refusedAfterMs <= 6_000, `refused after ${refusedAfterMs} ms`);
     assert.equal((await sut.find('new'))?.alg, 'ES256');
-    assert.equal(sut.state(), 'fresh');
+    assert.equal(sut.health(), 'fresh');
   });
 
   it('serves the last good set while the provider is down, says it is stale, and stops once that is too old', async () => {
@@ -154,16 +154,16 @@ describe('JwksKeySet against a real HTTP server', () => {
 
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     assert.equal((await sut.find('k1'))?.alg, 'EdDSA', 'the provider answers 503: the last good set serves');
-    assert.equal(sut.state(), 'stale');
+    assert.equal(sut.health(), 'stale');
     assert.equal(server.requests(), 2);
 
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     assert.equal(await sut.find('k1'), undefined, 'past max-age + stale time, no key is trusted');
-    assert.equal(sut.state(), 'unavailable');
+    assert.equal(sut.health(), 'unavailable');
 
     published = [toJwk(ed, 'k1')];
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     assert.equal((await sut.find('k1'))?.alg, 'EdDSA', 'the provider is back: its keys serve again');
-    assert.equal(sut.state(), 'fresh');
+    assert.equal(sut.health(), 'fresh');
   });
 });

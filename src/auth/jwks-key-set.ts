@@ -14,8 +14,11 @@ export interface JwksOptions {
   staleMs: number;
 }
 
-/** What the JWKS cache can tell readiness: fresh keys, an old set served while the provider is down, or none. */
-export type JwksState = 'fresh' | 'stale' | 'unavailable';
+/**
+ * What the JWKS cache tells readiness: its keys are in use and refreshed as they should be; the last
+ * good set is in use past its age because the provider cannot be reached; or no key of it is trusted.
+ */
+export type JwksHealth = 'fresh' | 'stale' | 'unavailable';
 
 /**
  * How long the answer may be kept, in ms: its `max-age` within the bounds; `no-store`, `no-cache` or a
@@ -64,7 +67,7 @@ export function parseJwks(document: unknown): Map<string, TokenKey> {
  * a JWKS server that hangs or answers garbage gets one request per interval and costs 401s, not hangs.
  * The set is fetched again once the age its answer allowed has passed, so a key removed from the JWKS
  * is refused from then on; while the provider cannot be reached, the last good set serves for up to
- * `staleMs` more.
+ * `staleMs` more. Each change of its health is logged once.
  */
 export class JwksKeySet {
   private keys = new Map<string, TokenKey>();
@@ -72,29 +75,65 @@ export class JwksKeySet {
   private expiresAt = -Infinity;
   private attemptedAt = -Infinity;
   private pending?: Promise<void>;
+  /** Why the last fetch failed; undefined once one succeeds. */
+  private failure?: string;
+  private reported: JwksHealth = 'fresh';
   private readonly logger = new Logger('JwksKeySet');
 
   constructor(private readonly options: JwksOptions) {}
 
   async find(kid: string): Promise<TokenKey | undefined> {
-    const { refreshMs, minAgeMs } = this.options;
-    const sinceAttempt = Date.now() - this.attemptedAt;
-    // A set past its age is fetched at once (after a failure, again within the shorter interval); an
-    // unknown kid fetches at most once per refresh interval. A fetch under way is waited for, so that
-    // the requests arriving meanwhile see its keys.
-    const expired = Date.now() >= this.expiresAt && sinceAttempt >= Math.min(refreshMs, minAgeMs);
-    if (this.pending || expired || (!this.keys.has(kid) && sinceAttempt >= refreshMs)) {
+    // A set past its age is fetched at once; an unknown kid fetches at most once per refresh interval.
+    // A fetch under way is waited for, so that the requests arriving meanwhile see its keys.
+    if (this.pending || this.isDue() || (!this.keys.has(kid) && Date.now() - this.attemptedAt >= this.options.refreshMs)) {
       await this.refresh();
     }
-    return this.state() === 'unavailable' ? undefined : this.keys.get(kid);
+    return this.usable() ? this.keys.get(kid) : undefined;
   }
 
-  state(): JwksState {
-    const now = Date.now();
-    if (now < this.expiresAt) {
-      return 'fresh';
+  /** Fetches the set, as before the server listens, so that the first tokens and readiness need not wait for it. */
+  async prefetch(): Promise<void> {
+    await this.refresh();
+  }
+
+  /**
+   * For readiness. A set past its age is also fetched again here, in the background, so that an
+   * instance that sees no token still notices its provider going away and coming back.
+   */
+  health(): JwksHealth {
+    if (!this.pending && this.isDue()) {
+      void this.refresh();
     }
-    return now < this.expiresAt + this.options.staleMs ? 'stale' : 'unavailable';
+    return this.reportHealth();
+  }
+
+  /** Past its age, and no fetch tried within the shorter of the refresh interval and the minimum age (after a failure). */
+  private isDue(): boolean {
+    const { refreshMs, minAgeMs } = this.options;
+    return Date.now() >= this.expiresAt && Date.now() - this.attemptedAt >= Math.min(refreshMs, minAgeMs);
+  }
+
+  /** Within its age, or past it by no more than staleMs. */
+  private usable(): boolean {
+    return Date.now() < this.expiresAt + this.options.staleMs;
+  }
+
+  /** The health now, logged when it changed. */
+  private reportHealth(): JwksHealth {
+    const health: JwksHealth = !this.usable() ? 'unavailable' : Date.now() >= this.expiresAt && this.failure !== undefined ? 'stale' : 'fresh';
+    if (health !== this.reported) {
+      this.reported = health;
+      const { url, staleMs } = this.options;
+      if (health === 'stale') {
+        const until = new Date(this.expiresAt + staleMs).toISOString();
+        this.logger.warn(`JWKS not refreshed from ${url}: ${this.failure}; the last good set is used until ${until} (JWT_JWKS_STALE_SECONDS)`);
+      } else if (health === 'unavailable') {
+        this.logger.error(`JWKS not fetched from ${url}: ${this.failure ?? 'no fetch tried'}; no key of it is trusted, and readiness fails, until a fetch succeeds`);
+      } else {
+        this.logger.log(`JWKS fetched from ${url} again`);
+      }
+    }
+    return health;
   }
 
   private refresh(): Promise<void> {
@@ -115,10 +154,12 @@ export class JwksKeySet {
       }
       this.keys = parseJwks(await response.json());
       this.expiresAt = Date.now() + cacheLifetime(response.headers.get('cache-control'), this.options.minAgeMs, this.options.maxAgeMs);
+      this.failure = undefined;
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      const serving = this.state() === 'stale' ? 'the last good set is used until it is too old' : 'no keys are used from it';
-      this.logger.warn(`JWKS not refreshed from ${this.options.url}: ${reason}; ${serving}`);
+      // fetch() says only "fetch failed"; its cause says why (connection refused, DNS, TLS).
+      const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+      this.failure = `${error instanceof Error ? error.message : String(error)}${cause}`;
     }
+    this.reportHealth();
   }
 }

@@ -1,7 +1,8 @@
+import type { OnApplicationBootstrap } from '@nestjs/common';
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
 import type { DenialReason } from '../common';
 import type { JwtConfig, TokenConfig } from '../config';
-import { JwksKeySet } from './jwks-key-set';
+import { type JwksHealth, JwksKeySet } from './jwks-key-set';
 import { resolveJwtSecret } from './jwt-secret';
 import { AuthenticatedOfficer, MAX_CLEARANCE, MIN_CLEARANCE, SUBJECT_MAX_LENGTH } from './officer';
 import type { TokenKey } from '../config';
@@ -57,7 +58,7 @@ type Verifier = (token: string) => Record<string, unknown>;
 const VERIFIED_TOKENS_REMEMBERED = 1000;
 
 /** Checks tokens against the configured keys and the rules of RFC 8725; issues tokens for the token command and tests. */
-export class TokenService {
+export class TokenService implements OnApplicationBootstrap {
   private readonly localKeys: Map<string | undefined, TokenKey>;
   private readonly jwks?: JwksKeySet;
   private readonly verifiers = new WeakMap<TokenKey, Verifier>();
@@ -82,6 +83,16 @@ export class TokenService {
     const unconfigured = secrets.length === 0 && publicKeys.length === 0 && !jwksUrl;
     const hs256Secrets = unconfigured ? [{ value: resolveJwtSecret(config.dataDir) }] : secrets;
     return new TokenService(config.jwt, [...hs256Secrets.map(({ kid, value }): TokenKey => ({ kid, alg: 'HS256', key: value })), ...publicKeys]);
+  }
+
+  /** The server fetches the JWKS before it listens; the token command, which signs only, never does. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.jwks?.prefetch();
+  }
+
+  /** The JWKS cache's health for readiness; undefined without JWT_JWKS_URL. */
+  jwksHealth(): JwksHealth | undefined {
+    return this.jwks?.health();
   }
 
   async verify(token: string): Promise<AuthenticatedOfficer> {

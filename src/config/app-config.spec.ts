@@ -35,6 +35,7 @@ describe('loadAppConfig', () => {
       dataDir: resolve(CWD, 'data'),
       database: { dialect: 'sqlite', path: resolve(CWD, 'data', 'registry.sqlite') },
       migrateOnStart: true,
+      clockSkewMaxMs: 5_000,
       jwt: {
         secrets: [],
         publicKeys: [],
@@ -222,6 +223,15 @@ describe('loadAppConfig', () => {
         }
       }
       refuses({ AUDIT_TAKEOVER_INTERVAL_MS: '2000', AUDIT_SEQUENCING_TIMEOUT_MS: '2000' }, 'AUDIT_SEQUENCING_TIMEOUT_MS', 'AUDIT_TAKEOVER_INTERVAL_MS');
+    });
+  });
+
+  describe('CLOCK_SKEW_MAX_MS', () => {
+    it('reads the bound on the clock skew, 100 to 3600000 ms', () => {
+      assert.equal(load({ CLOCK_SKEW_MAX_MS: '250' }).clockSkewMaxMs, 250);
+      for (const value of ['99', '3600001', '5s']) {
+        refuses({ CLOCK_SKEW_MAX_MS: value }, 'CLOCK_SKEW_MAX_MS');
+      }
     });
   });
 

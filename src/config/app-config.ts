@@ -79,6 +79,8 @@ export interface AppConfig {
   database: DatabaseLocation;
   /** Off when deployments migrate with `npm run db:migrate` before starting instances. */
   migrateOnStart: boolean;
+  /** PostgreSQL: readiness fails while this instance's clock differs from the database's by more than this. */
+  clockSkewMaxMs: number;
   jwt: JwtConfig;
   seedDemo: boolean;
   /**
@@ -230,6 +232,11 @@ class EnvironmentVariables {
   @IsOptional()
   @IsIn(['true', 'false'])
   MIGRATE_ON_START?: string;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(100, 3_600_000)
+  CLOCK_SKEW_MAX_MS?: number;
 
   @IsOptional()
   JWT_SECRET?: string;
@@ -563,6 +570,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     dataDir,
     database: databaseLocation(vars, dataDir, cwd),
     migrateOnStart: vars.MIGRATE_ON_START !== 'false',
+    clockSkewMaxMs: vars.CLOCK_SKEW_MAX_MS ?? 5_000,
     jwt: jwtConfig(vars),
     // Demo records in a production database would pass for real ones: there it takes an explicit yes.
     seedDemo: production ? vars.SEED_DEMO === 'true' : vars.SEED_DEMO !== 'false',

@@ -3,6 +3,7 @@ import { Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { UNAVAILABILITY_CHECK } from '../common';
 import { createDatabase } from './create-database';
+import { DatabaseClockCheck } from './database-clock';
 import { isDatabaseUnavailable } from './database-errors';
 import { DatabaseHealth } from './database-health';
 import type { DB } from './database.types';
@@ -41,8 +42,9 @@ class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
     },
     DatabaseLifecycle,
     DatabaseHealth,
+    DatabaseClockCheck,
     TransactionRunner,
   ],
-  exports: [Kysely, DatabaseHealth, TransactionRunner, UNAVAILABILITY_CHECK],
+  exports: [Kysely, DatabaseHealth, DatabaseClockCheck, TransactionRunner, UNAVAILABILITY_CHECK],
 })
 export class DatabaseModule {}

@@ -1,4 +1,4 @@
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 
 /*
  * What differs between SQLite and PostgreSQL at run time, beyond opening them (sqlite.ts, postgres.ts).
@@ -8,7 +8,7 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
 type AnyKysely = Kysely<any>;
 
-function isPostgres(db: AnyKysely): boolean {
+export function isPostgres(db: AnyKysely): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
@@ -30,4 +30,16 @@ export async function currentSchema(db: AnyKysely): Promise<string | undefined> 
   }
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   return rows[0]?.schema;
+}
+
+/**
+ * The database's clock, read by the statement that uses it, as the trail stores times (ISO 8601 UTC with
+ * milliseconds, as Date.toISOString writes them): on PostgreSQL the server's statement_timestamp(), one
+ * clock for every instance, so an instance's wrong clock dates nothing; on SQLite the clock of the one
+ * machine whose processes share the file. Every use in one statement reads the same instant.
+ */
+export function databaseClock(db: AnyKysely): RawBuilder<string> {
+  return isPostgres(db)
+    ? sql<string>`to_char(statement_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+    : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 }

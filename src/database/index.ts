@@ -1,10 +1,11 @@
 export { DatabaseModule } from './database.module';
 export { DatabaseHealth } from './database-health';
+export { DatabaseClockCheck } from './database-clock';
 export { TransactionRunner } from './transaction-runner';
 export { DedicatedSession } from './dedicated-session';
 export { createDatabase, describeLocation } from './create-database';
 export { isDatabaseUnavailable } from './database-errors';
-export { currentSchema } from './engine';
+export { currentSchema, databaseClock } from './engine';
 export { openSqlite } from './sqlite';
 export { poolUsage, type PoolUsage } from './postgres';
 export { assertMigrated, DatabaseNotMigratedError, migrateToLatest } from './migrate';

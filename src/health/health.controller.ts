@@ -1,9 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditSequencer } from '../audit';
-import { Public } from '../auth';
+import { Public, TokenService } from '../auth';
 import { ApiErrorResponse, ServiceUnavailableError } from '../common';
-import { DatabaseHealth } from '../database';
+import { DatabaseClockCheck, DatabaseHealth } from '../database';
 import { ShutdownState } from '../bootstrap';
 import { LimitStoreHealth, Unthrottled } from '../rate-limit';
 
@@ -13,6 +13,15 @@ const SHUTTING_DOWN = 'The instance is shutting down';
 const AUDIT_LAGGING = "The audit trail's sequencing lags";
 const STORAGE_FAILING = 'The database cannot store data (disk full, read-only or failing)';
 const LIMIT_STORE_UNREACHABLE = 'The rate-limit store (Redis) is unreachable';
+const CLOCK_SKEWED = "The instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS";
+const JWKS_UNAVAILABLE = "The identity provider's key set (JWKS) cannot be fetched and the last good one is too old: no key of it is trusted";
+const JWKS_STALE = "The identity provider's key set (JWKS) cannot be refreshed: the last good one is used for up to JWT_JWKS_STALE_SECONDS past its age";
+
+/** Ready, with what an operator should know that does not make the instance unready. */
+interface Ready {
+  status: 'success';
+  warnings?: string[];
+}
 
 @ApiTags('health')
 @Public()
@@ -24,6 +33,8 @@ export class HealthController {
     private readonly shutdown: ShutdownState,
     private readonly sequencer: AuditSequencer,
     private readonly limitStore: LimitStoreHealth,
+    private readonly clock: DatabaseClockCheck,
+    private readonly tokens: TokenService,
   ) {}
 
   @Get('live')
@@ -34,15 +45,26 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'The service can reach its database and its rate-limit store, its audit events find their place in time, and it is not shutting down' })
-  @ApiOkResponse({ schema: { example: UP }, description: 'Ready: the database answers, audit sequencing keeps up and the instance is not shutting down' })
+  @ApiOperation({
+    summary:
+      "The service can reach its database and its rate-limit store, trusts a JWKS not too old, its clock agrees with the database's, its audit events find their place in time, and it is not shutting down",
+  })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      required: ['status'],
+      properties: { status: { type: 'string', enum: ['success'] }, warnings: { type: 'array', items: { type: 'string' } } },
+      example: { status: 'success', warnings: [JWKS_STALE] },
+    },
+    description: 'Ready. `warnings`, when present, says what an operator should know that does not make the instance unready: a JWKS served stale while its provider cannot be reached',
+  })
   @ApiErrorResponse(
     503,
     'SERVICE_UNAVAILABLE',
     DATABASE_UNREACHABLE,
-    "SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down",
+    "SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the JWKS cannot be fetched and the last good one is older than its max-age + JWT_JWKS_STALE_SECONDS, the instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS (PostgreSQL), the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down",
   )
-  async ready(): Promise<typeof UP> {
+  async ready(): Promise<Ready> {
     if (this.shutdown.isShuttingDown) {
       throw new ServiceUnavailableError(SHUTTING_DOWN);
     }
@@ -55,9 +77,16 @@ export class HealthController {
     if (!this.limitStore.isReachable()) {
       throw new ServiceUnavailableError(LIMIT_STORE_UNREACHABLE);
     }
+    const jwks = this.tokens.jwksHealth();
+    if (jwks === 'unavailable') {
+      throw new ServiceUnavailableError(JWKS_UNAVAILABLE);
+    }
+    if (this.clock.isSkewed()) {
+      throw new ServiceUnavailableError(CLOCK_SKEWED);
+    }
     if (this.sequencer.isLagging()) {
       throw new ServiceUnavailableError(AUDIT_LAGGING);
     }
-    return UP;
+    return jwks === 'stale' ? { ...UP, warnings: [JWKS_STALE] } : UP;
   }
 }

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync, readFileSync } from 'node:fs';
@@ -130,6 +131,21 @@ async function startServerOn(port: number, options: ServerOptions): Promise<Runn
   }
   await stop();
   throw new Error(`server did not answer within 30 s:\n${output()}`);
+}
+
+export interface LogLine {
+  level: string;
+  msg: string;
+  context?: string;
+}
+
+/** The server's output so far, each line of which must be one JSON object. */
+export function logLines(server: RunningServer): LogLine[] {
+  const lines = server.output().split('\n').filter((line) => line !== '');
+  for (const line of lines) {
+    assert.doesNotThrow(() => JSON.parse(line), `not a JSON line: ${line}`);
+  }
+  return lines.map((line) => JSON.parse(line) as LogLine);
 }
 
 /** Starts several servers side by side; if one fails to start, the others are stopped before it throws. */

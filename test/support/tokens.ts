@@ -30,12 +30,14 @@ export interface JwksServer {
 /**
  * A real HTTP server on loopback: `serve` answers the JWKS that `keys()` gives at the time of the
  * request (503 when it gives none), with `cacheControl` as its Cache-Control header when set; `hang`
- * never answers, `garbage` answers 200 with a body that is not JSON.
+ * never answers, `garbage` answers 200 with a body that is not JSON. On `port` when given: a server
+ * started again where a closed one was.
  */
 export async function startJwksServer(
   behaviour: 'serve' | 'hang' | 'garbage',
   keys: () => JsonWebKey[] | undefined = () => [],
   cacheControl?: string,
+  port = 0,
 ): Promise<JwksServer> {
   let requests = 0;
   const server = createServer((request, response) => {
@@ -52,11 +54,10 @@ export async function startJwksServer(
     response.writeHead(published ? 200 : 503, { 'content-type': 'application/json', ...(cacheControl ? { 'cache-control': cacheControl } : {}) });
     response.end(JSON.stringify({ keys: published ?? [] }));
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(port, '127.0.0.1');
   await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/jwks.json`,
     requests: () => requests,
     close: async () => {
       server.closeAllConnections();

@@ -330,7 +330,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The service can reach its database and its rate-limit store, its audit events find their place in time, and it is not shutting down */
+        /** The service can reach its database and its rate-limit store, trusts a JWKS not too old, its clock agrees with the database's, its audit events find their place in time, and it is not shutting down */
         get: operations["HealthController_ready"];
         put?: never;
         post?: never;
@@ -3416,14 +3416,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready: the database answers, audit sequencing keeps up and the instance is not shutting down */
+            /** @description Ready. `warnings`, when present, says what an operator should know that does not make the instance unready: a JWKS served stale while its provider cannot be reached */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        warnings?: string[];
+                    };
                 };
             };
             /** @description Unexpected failure (INTERNAL_ERROR) */
@@ -3443,7 +3447,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down */
+            /** @description SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the JWKS cannot be fetched and the last good one is older than its max-age + JWT_JWKS_STALE_SECONDS, the instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS (PostgreSQL), the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
