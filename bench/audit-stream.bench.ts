@@ -146,6 +146,26 @@ function pacedDecommissions(target: Target, options: Options, sent: string[] = [
   });
 }
 
+/** Linux counts CPU time in ticks of 1/100 s (CLK_TCK). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds the server process has used. */
+function serverCpuSeconds(target: Target): number {
+  const fields = readFileSync(`/proc/${target.server.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime, the 14th and 15th fields of the line: the 12th and 13th after the command.
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** Ticks CLIENT_CPU has been busy (anything but idle and iowait), and in all. */
+function clientCpuTicks(): { busy: number; total: number } {
+  const line = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((text) => text.startsWith(`cpu${CLIENT_CPU} `)) as string;
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number);
+  const total = user + nice + system + idle + iowait + irq + softirq + steal;
+  return { busy: total - idle - iowait, total };
+}
+
 interface MemoryResult {
   withoutMb: number;
   withMb: number;
@@ -176,10 +196,17 @@ async function measureMemory(target: Target, options: Options): Promise<MemoryRe
   }
 }
 
+/** How busy a side kept the server process and the client CPU (wrk, and the driver reading the streams), a share of one CPU per round. */
+interface CpuShares {
+  server: number[];
+  client: number[];
+}
+
 interface ThroughputResult {
   without: SideResult;
   with: SideResult;
   ratio: Spread;
+  cpu: Map<SideResult, CpuShares>;
   checks: Check[];
 }
 
@@ -188,14 +215,21 @@ async function measureThroughput(target: Target, options: Options): Promise<Thro
   const without: SideResult = { label: 'decommissions, no stream', rounds: [] };
   const withStreams: SideResult = { label: `decommissions, ${options.streams} streams`, rounds: [] };
   const checks: Check[] = [];
+  const cpu = new Map<SideResult, CpuShares>([without, withStreams].map((side) => [side, { server: [], client: [] }]));
   const runOnce = async (side: SideResult, streamCount: number, seconds: number, warmUp: boolean) => {
     const streams = await openStreams(target, streamCount);
     try {
+      const [serverBefore, clientBefore] = [serverCpuSeconds(target), clientCpuTicks()];
       const { run, recorded } = await measureDecisions([target], DECOMMISSION, seconds, options.connections);
+      const [serverAfter, clientAfter] = [serverCpuSeconds(target), clientCpuTicks()];
       if (warmUp) {
         side.warmUp = run;
       } else {
         side.rounds.push(run);
+        // Over the run and the settling after it, which measureDecisions waits for.
+        const shares = cpu.get(side) as CpuShares;
+        shares.server.push((serverAfter - serverBefore) / ((clientAfter.total - clientBefore.total) / TICKS_PER_SECOND));
+        shares.client.push((clientAfter.busy - clientBefore.busy) / (clientAfter.total - clientBefore.total));
       }
       if (streamCount > 0) {
         checks.push({ ok: await delivered(streams, recorded), message: `${streamCount} streams each received all ${recorded.toLocaleString('en')} events of a ${seconds} s run` });
@@ -212,7 +246,7 @@ async function measureThroughput(target: Target, options: Options): Promise<Thro
     console.log(`  round ${round + 1} of ${options.rounds} done, load average ${loadAverageText()}`);
   }
   const ratio = ratios(withStreams.rounds, without.rounds)?.requestsPerSecond as Spread;
-  return { without, with: withStreams, ratio, checks: [...checks, answersCheck(DECOMMISSION, without), answersCheck(DECOMMISSION, withStreams)] };
+  return { without, with: withStreams, ratio, cpu, checks: [...checks, answersCheck(DECOMMISSION, without), answersCheck(DECOMMISSION, withStreams)] };
 }
 
 interface LatencyResult {
@@ -279,7 +313,12 @@ async function main(): Promise<void> {
     const throughput = await measureThroughput(sqlite, options);
     for (const side of [throughput.without, throughput.with]) {
       const perSecond = side.rounds.map((round) => round.requestsPerSecond);
-      console.log(`  ${side.label.padEnd(36)} ${perSecond.map(Math.round).join(', ')} decommissions/s (median ${Math.round(spread(perSecond).median)})`);
+      const shares = throughput.cpu.get(side) as CpuShares;
+      const percent = (values: number[]) => `${Math.round(spread(values).median * 100)}%`;
+      console.log(
+        `  ${side.label.padEnd(36)} ${perSecond.map(Math.round).join(', ')} decommissions/s (median ${Math.round(spread(perSecond).median)}); ` +
+          `server process ${percent(shares.server)} of a CPU, client CPU ${percent(shares.client)} busy`,
+      );
     }
 
     console.log('\ncross-instance delivery (two instances on one PostgreSQL, a stream on B, decommissions to A)');
