@@ -196,9 +196,10 @@ async function measureMemory(target: Target, options: Options): Promise<MemoryRe
   }
 }
 
-/** How busy a side kept the server process and the client CPU (wrk, and the driver reading the streams), a share of one CPU per round. */
+/** How busy a side kept the server process, this driver (reading the streams) and the client CPU it shares with wrk, a share of one CPU per round. */
 interface CpuShares {
   server: number[];
+  driver: number[];
   client: number[];
 }
 
@@ -215,20 +216,22 @@ async function measureThroughput(target: Target, options: Options): Promise<Thro
   const without: SideResult = { label: 'decommissions, no stream', rounds: [] };
   const withStreams: SideResult = { label: `decommissions, ${options.streams} streams`, rounds: [] };
   const checks: Check[] = [];
-  const cpu = new Map<SideResult, CpuShares>([without, withStreams].map((side) => [side, { server: [], client: [] }]));
+  const cpu = new Map<SideResult, CpuShares>([without, withStreams].map((side) => [side, { server: [], driver: [], client: [] }]));
   const runOnce = async (side: SideResult, streamCount: number, seconds: number, warmUp: boolean) => {
     const streams = await openStreams(target, streamCount);
     try {
-      const [serverBefore, clientBefore] = [serverCpuSeconds(target), clientCpuTicks()];
+      const [serverBefore, driverBefore, clientBefore] = [serverCpuSeconds(target), process.cpuUsage(), clientCpuTicks()];
       const { run, recorded } = await measureDecisions([target], DECOMMISSION, seconds, options.connections);
-      const [serverAfter, clientAfter] = [serverCpuSeconds(target), clientCpuTicks()];
+      const [serverAfter, driverUsed, clientAfter] = [serverCpuSeconds(target), process.cpuUsage(driverBefore), clientCpuTicks()];
       if (warmUp) {
         side.warmUp = run;
       } else {
         side.rounds.push(run);
         // Over the run and the settling after it, which measureDecisions waits for.
         const shares = cpu.get(side) as CpuShares;
-        shares.server.push((serverAfter - serverBefore) / ((clientAfter.total - clientBefore.total) / TICKS_PER_SECOND));
+        const elapsedSeconds = (clientAfter.total - clientBefore.total) / TICKS_PER_SECOND;
+        shares.server.push((serverAfter - serverBefore) / elapsedSeconds);
+        shares.driver.push((driverUsed.user + driverUsed.system) / 1e6 / elapsedSeconds);
         shares.client.push((clientAfter.busy - clientBefore.busy) / (clientAfter.total - clientBefore.total));
       }
       if (streamCount > 0) {
@@ -317,7 +320,7 @@ async function main(): Promise<void> {
       const percent = (values: number[]) => `${Math.round(spread(values).median * 100)}%`;
       console.log(
         `  ${side.label.padEnd(36)} ${perSecond.map(Math.round).join(', ')} decommissions/s (median ${Math.round(spread(perSecond).median)}); ` +
-          `server process ${percent(shares.server)} of a CPU, client CPU ${percent(shares.client)} busy`,
+          `CPU: server process ${percent(shares.server)}, driver ${percent(shares.driver)}, client CPU ${percent(shares.client)} busy`,
       );
     }
 
