@@ -1,16 +1,32 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import type { AuditOutcome } from '../src/database';
 import { TcpProxy } from '../test/support/tcp-proxy';
 import { assetId, generateFleet } from './fleet-data';
-import { type AssetCursor, bearerToken, CLIENT_CPU, countEvents, Lab, machine, positiveOption, ROOT, ROUND_OPTIONS, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
+import {
+  type AssetCursor,
+  bearerToken,
+  CLIENT_CPU,
+  countEvents,
+  Lab,
+  loadAverageText,
+  machine,
+  machineLine,
+  measureDecisions,
+  pinDriverToClientCpu,
+  positiveOption,
+  ROOT,
+  ROUND_OPTIONS,
+  SERVER_CPU,
+  sqliteFleet,
+  type Target,
+  verifyAuditChains,
+} from './lab';
 import { type Answer, asRun, PacedClient, type PacedRequest, quantile, steadyStream } from './paced-load';
 import { answersCheck, type Check, formatCheck, ratios, recordedCheck, reportFailedChecks, type SideResult, type Spread, silentRounds, spread } from './report';
-import { combineRuns, runWrk, type WrkResult } from './wrk';
+import { combineRuns } from './wrk';
 import { DECOMMISSIONS_PER_SECOND_BOUND, type Workload, WORKLOADS } from './workloads';
 
 /*
@@ -28,8 +44,6 @@ const TARGETS = { postgresOverSqlite: 0.5, relayedPerSecond: 400, twoInstancesOv
 const FLOOD_PACE = 0.9;
 /** Each of the steady stream's officers sends at most this many a second, well under the default request limit. */
 const OFFICER_RATE = 5;
-/** How long the audit trail may go on growing after a run before the driver moves on regardless. */
-const SETTLE_LIMIT_MS = 15_000;
 const ROUND_TRIP_SAMPLES = 20;
 
 interface Options {
@@ -86,50 +100,6 @@ interface SetupResult {
   recorded: Map<Workload, number>;
 }
 
-/** The trail's count once it stops growing: requests wrk gave up on may still be committing. */
-async function settledCount(databaseUrl: string, outcome: AuditOutcome): Promise<number> {
-  const deadline = Date.now() + SETTLE_LIMIT_MS;
-  let count = await countEvents(databaseUrl, outcome);
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const again = await countEvents(databaseUrl, outcome);
-    if (again === count || Date.now() > deadline) {
-      return again;
-    }
-    count = again;
-  }
-}
-
-/** One run of a workload against every instance of the setup at once, `connections` each; returns the run and the events it left. */
-async function measure(setup: Setup, workload: Workload, seconds: number, options: Options): Promise<{ run: WrkResult; recorded: number }> {
-  const { requests } = workload;
-  if (requests.method !== 'DELETE' || !workload.recorded) {
-    throw new Error(`${workload.name} is not an audited decision`);
-  }
-  const [{ databaseUrl, assets }] = setup.instances;
-  const before = await countEvents(databaseUrl as string, workload.recorded);
-  const stride = setup.instances.length;
-  const runs = await Promise.all(
-    setup.instances.map((instance, index) =>
-      runWrk({
-        url: instance.server.url,
-        authorization: bearerToken(requests.clearance),
-        seconds,
-        connections: options.connections,
-        threads: 1,
-        cpu: CLIENT_CPU,
-        workload: ['decommission', String(assets.next + index), String(stride)],
-      }),
-    ),
-  );
-  const run = combineRuns(runs);
-  // A denial leaves its asset as it was; a decommission uses its asset up.
-  if (workload.recorded === 'allowed') {
-    assets.next += run.mostSentByAThread * stride;
-  }
-  return { run, recorded: (await settledCount(databaseUrl as string, workload.recorded)) - before };
-}
-
 /** Each setup and workload warms up once, then the rounds go round the setups, so a noisy neighbour weighs on all alike. */
 async function measureSetups(setups: Setup[], options: Options): Promise<SetupResult[]> {
   const results = setups.map((setup) => ({
@@ -138,7 +108,7 @@ async function measureSetups(setups: Setup[], options: Options): Promise<SetupRe
     recorded: new Map(DECISIONS.map((workload) => [workload, 0])),
   }));
   const runOnce = async (result: SetupResult, workload: Workload, seconds: number, warmUp: boolean) => {
-    const { run, recorded } = await measure(result.setup, workload, seconds, options);
+    const { run, recorded } = await measureDecisions(result.setup.instances, workload, seconds, options.connections);
     const side = result.sides.get(workload) as SideResult;
     if (warmUp) {
       side.warmUp = run;
@@ -326,14 +296,14 @@ function formatFlood(flood: FloodResult, options: Options): string {
 
 async function main(): Promise<void> {
   const options = readOptions();
-  // This driver (and the relay within it) shares wrk's CPU, so the servers' CPU runs nothing but servers.
-  execFileSync('taskset', ['-a', '-p', '-c', String(CLIENT_CPU), String(process.pid)], { stdio: 'ignore' });
+  // The relay within this driver shares wrk's CPU too.
+  pinDriverToClientCpu();
   const startedAt = new Date();
   const about = machine();
   console.log(
     `${options.rounds} rounds of ${options.seconds} s per setup and workload after a ${options.warmUpSeconds} s warm-up, wrk -t1 -c${options.connections} per instance on CPU ${CLIENT_CPU}, servers on CPU ${SERVER_CPU}, PostgreSQL unpinned`,
   );
-  console.log(`${String(about.cpus)} × ${String(about.cpu)}, Node ${process.version}, load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
+  console.log(machineLine(about));
   console.log('The service with NODE_ENV=production, rate limits off except on the flood instance; SQLite at its default synchronous=FULL, PostgreSQL at its defaults.\n');
 
   const lab = new Lab(mkdtempSync(join(tmpdir(), 'fleet-registry-audit-')));
@@ -427,7 +397,7 @@ async function main(): Promise<void> {
   const file = join(resultsDir, `audit-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   const finishedAt = new Date();
   writeFileSync(file, `${JSON.stringify({ started_at: startedAt, finished_at: finishedAt, machine: { ...about, load_average_at_end: loadavg() }, options, ...record, checks }, null, 2)}\n`);
-  console.log(`\nWritten to ${file} after ${Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000)} s, load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
+  console.log(`\nWritten to ${file} after ${Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000)} s, load average ${loadAverageText()}`);
   reportFailedChecks(checks);
 }
 

@@ -9,7 +9,8 @@ import { type RunningServer, runScript, SCRIPTS, type ServerOptions, startServer
 import { signHs256 } from '../test/support/tokens';
 import { type FleetSize, generateFleet, openDatabase } from './fleet-data';
 import type { Check } from './report';
-import { BASE_VESSELS } from './workloads';
+import { BASE_VESSELS, type Workload } from './workloads';
+import { combineRuns, runWrk, type WrkResult } from './wrk';
 
 /** The checkout: bench/results/ is written here. */
 export const ROOT = join(__dirname, '..', '..');
@@ -18,10 +19,12 @@ export const SERVER_CPU = 0;
 export const CLIENT_CPU = 1;
 /** Signs the benchmark's tokens and checks them on every side. */
 export const SECRET = 'bench-secret-that-is-at-least-32-characters';
-/** An officer's `Authorization` header, valid for the two hours any run takes at most. */
-export const bearerToken = (clearance: number) =>
-  `Bearer ${signHs256({ sub: `bench-officer-${clearance}`, clearance, exp: Math.floor(Date.now() / 1000) + 7_200 }, { alg: 'HS256', typ: 'JWT' }, SECRET)}`;
+/** An officer's `Authorization` header, valid for the two hours any run takes at most; one officer per clearance unless named. */
+export const bearerToken = (clearance: number, officer = `bench-officer-${clearance}`) =>
+  `Bearer ${signHs256({ sub: officer, clearance, exp: Math.floor(Date.now() / 1000) + 7_200 }, { alg: 'HS256', typ: 'JWT' }, SECRET)}`;
 const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
+/** How long the audit trail may go on growing after a run before the driver moves on regardless. */
+const SETTLE_LIMIT_MS = 15_000;
 
 /** A server under test, and what the driver tracks of it between runs. */
 export interface Target {
@@ -155,6 +158,63 @@ export async function countEvents(databaseUrl: string, outcome: AuditOutcome): P
     await db.destroy();
   }
 }
+
+/** The trail's count once it stops growing: requests wrk gave up on may still be committing. */
+export async function settledCount(databaseUrl: string, outcome: AuditOutcome): Promise<number> {
+  const deadline = Date.now() + SETTLE_LIMIT_MS;
+  let count = await countEvents(databaseUrl, outcome);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const again = await countEvents(databaseUrl, outcome);
+    if (again === count || Date.now() > deadline) {
+      return again;
+    }
+    count = again;
+  }
+}
+
+/** One wrk run of an audited decision against every instance at once, `connections` each; returns the run and the events it left. */
+export async function measureDecisions(instances: Target[], workload: Workload, seconds: number, connections: number): Promise<{ run: WrkResult; recorded: number }> {
+  const { requests } = workload;
+  if (requests.method !== 'DELETE' || !workload.recorded) {
+    throw new Error(`${workload.name} is not an audited decision`);
+  }
+  const [{ databaseUrl, assets }] = instances;
+  const before = await countEvents(databaseUrl as string, workload.recorded);
+  const stride = instances.length;
+  const runs = await Promise.all(
+    instances.map((instance, index) =>
+      runWrk({
+        url: instance.server.url,
+        authorization: bearerToken(requests.clearance),
+        seconds,
+        connections,
+        threads: 1,
+        cpu: CLIENT_CPU,
+        workload: ['decommission', String(assets.next + index), String(stride)],
+      }),
+    ),
+  );
+  const run = combineRuns(runs);
+  // A denial leaves its asset as it was; a decommission uses its asset up.
+  if (workload.recorded === 'allowed') {
+    assets.next += run.mostSentByAThread * stride;
+  }
+  return { run, recorded: (await settledCount(databaseUrl as string, workload.recorded)) - before };
+}
+
+/** Moves this driver to wrk's CPU, so the servers' CPU runs nothing but servers. */
+export function pinDriverToClientCpu(): void {
+  execFileSync('taskset', ['-a', '-p', '-c', String(CLIENT_CPU), String(process.pid)], { stdio: 'ignore' });
+}
+
+export const loadAverageText = () =>
+  loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ');
+
+/** The machine() line a benchmark prints before its figures. */
+export const machineLine = (about: Record<string, unknown>) => `${String(about.cpus)} × ${String(about.cpu)}, Node ${process.version}, load average ${loadAverageText()}`;
 
 /** What a result depends on besides the code: the machine, its load, and the commit measured. */
 export function machine(): Record<string, unknown> {

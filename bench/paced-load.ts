@@ -16,6 +16,8 @@ export interface Answer {
   status: number;
   /** From when the request was due, not when it left: a stream that falls behind counts its wait. */
   ms: number;
+  /** When the answer was read, as performance.now(). */
+  answeredAt: number;
 }
 
 export interface PacedRequest {
@@ -53,7 +55,8 @@ function send(url: string, { path, authorization, forwardedFor }: PacedRequest):
 
 async function timed(url: string, due: number, next: PacedRequest): Promise<Answer> {
   const status = await send(url, next);
-  return { status, ms: performance.now() - due };
+  const answeredAt = performance.now();
+  return { status, ms: answeredAt - due, answeredAt };
 }
 
 /** `rate` requests a second for `seconds`, each sent on time whether the ones before were answered or not. */
@@ -92,11 +95,14 @@ export class PacedClient {
   }
 }
 
-/** The q-th quantile (0 to 1) of the latencies, nearest rank; 0 for none. */
-export function quantile(answers: Answer[], q: number): number {
-  const sorted = answers.map(({ ms }) => ms).sort((a, b) => a - b);
+/** The q-th quantile (0 to 1) of the values, nearest rank; 0 for none. */
+export function nearestRank(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? 0 : sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
 }
+
+/** The q-th quantile (0 to 1) of the latencies, nearest rank; 0 for none. */
+export const quantile = (answers: Answer[], q: number) => nearestRank(answers.map(({ ms }) => ms), q);
 
 /** The answers of one window in wrk's terms, so that bench/report.ts checks them as it checks wrk's. */
 export function asRun(answers: Answer[], seconds: number): WrkResult {
