@@ -14,7 +14,7 @@ const POLL_MS = 250;
 
 /** Where a stream's events go: `send` writes them and says false once the stream is over (closed, or dropped as too slow). */
 export interface StreamSink {
-  send(events: ListedAuditEvent[]): boolean;
+  send(events: readonly ListedAuditEvent[]): boolean;
   /** Resolves once what was sent has mostly reached the client: true, or false when the stream is over. */
   drained(): Promise<boolean>;
   end(): void;
@@ -28,6 +28,8 @@ interface Subscriber {
   lastSentId: number;
   /** Live events that came during the replay, sent after it. */
   held?: ListedAuditEvent[];
+  /** No filter: the stream takes the hub's batches as they are. */
+  takesAll: boolean;
 }
 
 function matches(event: ListedAuditEvent, filter: AuditEventFilter): boolean {
@@ -79,7 +81,8 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
     if ([...this.subscribers].filter((subscriber) => subscriber.officerId === officer.id).length >= STREAMS_PER_CLIENT) {
       throw new RateLimitedError(5);
     }
-    const subscriber: Subscriber = { filter, sink, officerId: officer.id, lastSentId: afterId ?? Number.MAX_SAFE_INTEGER, held: [] };
+    const takesAll = Object.values(filter).every((value) => value === undefined);
+    const subscriber: Subscriber = { filter, sink, officerId: officer.id, lastSentId: afterId ?? Number.MAX_SAFE_INTEGER, held: [], takesAll };
     // Subscribed first, so what is placed from here on is held; the replay covers everything before.
     this.subscribers.add(subscriber);
     const newest = await this.newestId();
@@ -137,9 +140,13 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
     this.deliver(subscriber, held);
   }
 
-  /** Sends what the stream has not sent yet; false once it is over. */
+  /**
+   * Sends what the stream has not sent yet; false once it is over. Events come in id order, so when the
+   * first is new all are, and the stream sends the very batch it was given, which its sink may have
+   * encoded for another stream already.
+   */
   private deliver(subscriber: Subscriber, events: ListedAuditEvent[]): boolean {
-    const fresh = events.filter((event) => event.id > subscriber.lastSentId);
+    const fresh = events.length > 0 && events[0].id > subscriber.lastSentId ? events : events.filter((event) => event.id > subscriber.lastSentId);
     if (fresh.length === 0) {
       return true;
     }
@@ -167,7 +174,7 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
         this.lastSeenId = events[events.length - 1].id;
         this.readAgain = events.length === BATCH;
         for (const subscriber of this.subscribers) {
-          const matching = events.filter((event) => matches(event, subscriber.filter));
+          const matching = subscriber.takesAll ? events : events.filter((event) => matches(event, subscriber.filter));
           if (subscriber.held && subscriber.held.length + matching.length > HELD_LIMIT) {
             this.drop(subscriber);
           } else if (subscriber.held) {

@@ -6,7 +6,7 @@ import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '..
 import { AuditStream, STREAMS_PER_CLIENT, type StreamSink } from './audit-stream';
 import { ChainVerificationThread } from './chain-verification-thread';
 import { AuditService, auditFilterOf } from './audit.service';
-import { shownEvent } from './audit.repository';
+import { type ListedAuditEvent, shownEvent } from './audit.repository';
 import { AuditChainVerificationResponseDto } from './dto/audit-chain.dto';
 import { AuditEventListResponseDto, ListAuditEventsQueryDto, StreamAuditEventsQueryDto } from './dto/audit-event.dto';
 import {
@@ -36,13 +36,30 @@ const MAX_UNSENT_BYTES = 1024 * 1024;
 const DRAIN_TIMEOUT_MS = 10_000;
 
 /** A stream's events as Server-Sent Events frames on the response; a client too far behind is disconnected. */
+/**
+ * What is written for each event, and for each batch, encoded once however many streams send it: the hub
+ * hands every stream the same event objects, and every unfiltered stream the same batch.
+ */
+const frames = new WeakMap<object, string>();
+
+function encodedOnce<T extends object>(value: T, encode: (value: T) => string): string {
+  let encoded = frames.get(value);
+  if (encoded === undefined) {
+    encoded = encode(value);
+    frames.set(value, encoded);
+  }
+  return encoded;
+}
+
+const frameOf = (event: ListedAuditEvent) => encodedOnce(event, () => `id: ${event.id}\nevent: audit\ndata: ${JSON.stringify(shownEvent(event))}\n\n`);
+
 function sseSink(res: Response): StreamSink {
   return {
     send: (events) => {
       if (res.destroyed || res.writableEnded) {
         return false;
       }
-      res.write(events.map((event) => `id: ${event.id}\nevent: audit\ndata: ${JSON.stringify(shownEvent(event))}\n\n`).join(''));
+      res.write(encodedOnce(events, () => events.map(frameOf).join('')));
       if (res.writableLength > MAX_UNSENT_BYTES) {
         res.destroy();
         return false;
