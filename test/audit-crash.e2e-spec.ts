@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
@@ -9,7 +9,7 @@ import { loadAppConfig } from '../src/config';
 import { createDatabase, type DB } from '../src/database';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from './support/databases';
 import { DECOMMISSION_BODY } from './support/fixtures';
-import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
+import { type RunningServer, runScript, SCRIPTS, startServer, migrateAndImport } from './support/processes';
 
 const ASSETS = Array.from({ length: 2_000 }, (_, index) => `CRS-${String(index).padStart(4, '0')}`);
 const WORKERS_PER_INSTANCE = 4;
@@ -46,12 +46,7 @@ describeEachDatabase('acknowledged decisions through SIGKILLs of instances and o
       RATE_LIMIT_ENABLED: 'false',
       AUDIT_TAKEOVER_INTERVAL_MS: '200',
     };
-    const file = join(cwd, 'records.json');
-    writeFileSync(file, JSON.stringify({ vessels: [], assets: ASSETS.map((asset_id) => ({ asset_id, asset_type: 'vehicle', former_pilot: 'TK-421' })) }));
-    for (const [script, args] of [[SCRIPTS.migrate, []], [SCRIPTS.import, [file]]] as const) {
-      const result = await runScript(script, [...args], { cwd, env });
-      assert.equal(result.code, 0, result.stderr);
-    }
+    await migrateAndImport(cwd, env, { vessels: [], assets: ASSETS.map((asset_id) => ({ asset_id, asset_type: 'vehicle', former_pilot: 'TK-421' })) });
     for (const [role, clearance] of [['officer', '7'], ['cadet', '6']] as const) {
       tokens[role] = (await runScript(SCRIPTS.token, ['--sub', role, '--clearance', clearance], { cwd, env })).stdout.trim();
     }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,7 +9,7 @@ import { loadAppConfig } from '../src/config';
 import { createDatabase, type DB, DedicatedSession } from '../src/database';
 import { createTestDatabase, type TestDatabase } from './support/databases';
 import { DECOMMISSION_BODY } from './support/fixtures';
-import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
+import { type RunningServer, runScript, SCRIPTS, startServer, migrateAndImport } from './support/processes';
 
 const SEQUENCING_TIMEOUT_MS = 1_500;
 const READINESS_LAG_MS = 300;
@@ -50,13 +50,8 @@ describe('a PostgreSQL instance whose audit events cannot be sequenced', { skip:
       AUDIT_READINESS_LAG_MS: String(READINESS_LAG_MS),
       AUDIT_TAKEOVER_INTERVAL_MS: '200',
     };
-    const file = join(cwd, 'records.json');
     const assets = ['SEQ-0001', 'SEQ-0002'].map((asset_id) => ({ asset_id, asset_type: 'vehicle', former_pilot: 'TK-421' }));
-    writeFileSync(file, JSON.stringify({ vessels: [], assets }));
-    for (const [script, args] of [[SCRIPTS.migrate, []], [SCRIPTS.import, [file]]] as const) {
-      const result = await runScript(script, [...args], { cwd, env });
-      assert.equal(result.code, 0, result.stderr);
-    }
+    await migrateAndImport(cwd, env, { vessels: [], assets });
     bearer = `Bearer ${(await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim()}`;
     db = createDatabase(loadAppConfig({ DATABASE_URL: database.url }, cwd).database);
     blocker = await DedicatedSession.open(db, () => undefined);

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './support/databases';
 import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
-import { type RunningServer, runScript, SCRIPTS, startServers } from './support/processes';
+import { type RunningServer, runScript, SCRIPTS, startServers, migrateAndImport } from './support/processes';
 import { openStream, type SseFrame } from './support/sse';
 
 const SECRET = 'stream-instances-secret-of-at-least-32-chars';
@@ -37,11 +37,7 @@ describe('the audit stream across two server processes on one PostgreSQL databas
     cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-stream-instances-'));
     database = await createTestDatabase('postgres', cwd);
     const env = { DATABASE_URL: database.url, JWT_SECRET: SECRET, SEED_DEMO: 'false', MIGRATE_ON_START: 'false', RATE_LIMIT_ENABLED: 'false' };
-    const migrated = await runScript(SCRIPTS.migrate, [], { cwd, env });
-    assert.equal(migrated.code, 0, migrated.stderr);
-    const file = join(cwd, 'records.json');
-    writeFileSync(file, JSON.stringify(FIXTURE_RECORDS));
-    assert.equal((await runScript(SCRIPTS.import, [file], { cwd, env })).code, 0);
+    await migrateAndImport(cwd, env, FIXTURE_RECORDS);
     servers = await startServers(2, { cwd, env });
     admiral = (await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim();
   });

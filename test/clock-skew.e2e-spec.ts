@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './support/databases';
 import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
-import { logLines, type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
+import { logLines, type RunningServer, runScript, SCRIPTS, startServer, migrateAndImport } from './support/processes';
 import { type ShiftedClock, shiftedClock } from './support/shifted-clock';
 import { waitUntil } from './support/wait';
 
@@ -45,12 +45,7 @@ describe('one instance with its clock a day ahead, on PostgreSQL', { skip: !proc
     dayAhead = shiftedClock(join(cwd, 'faketime'), '+1d');
     database = await createTestDatabase('postgres', cwd);
     env = { DATABASE_URL: database.url, JWT_SECRET: SECRET, SEED_DEMO: 'false', MIGRATE_ON_START: 'false', RATE_LIMIT_ENABLED: 'false' };
-    const migrated = await runScript(SCRIPTS.migrate, [], { cwd, env });
-    assert.equal(migrated.code, 0, migrated.stderr);
-    const file = join(cwd, 'records.json');
-    writeFileSync(file, JSON.stringify(FIXTURE_RECORDS));
-    const imported = await runScript(SCRIPTS.import, [file], { cwd, env });
-    assert.equal(imported.code, 0, imported.stderr);
+    await migrateAndImport(cwd, env, FIXTURE_RECORDS);
 
     correct = await startServer({ cwd, env });
     ahead = await startServer({ cwd, env: { ...env, ...dayAhead.env } });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/databases';
 import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
-import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
+import { type RunningServer, runScript, SCRIPTS, startServer, migrateAndImport } from './support/processes';
 import { type Load, type Outcome, startLoad } from './support/load';
 import { TcpProxy } from './support/tcp-proxy';
 import { waitUntil } from './support/wait';
@@ -68,13 +68,8 @@ describe('the compiled server against a PostgreSQL connection that is reset or g
     cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-faults-'));
     database = await createTestDatabase('postgres', cwd);
     const env = { DATABASE_URL: database.url, JWT_SECRET: 'faults-test-secret-of-at-least-32-chars', SEED_DEMO: 'false', RATE_LIMIT_ENABLED: 'false' };
-    const file = join(cwd, 'records.json');
     const assets = ASSET_IDS.map((asset_id) => ({ asset_id, asset_type: 'vehicle', former_pilot: 'TK-421' }));
-    writeFileSync(file, JSON.stringify({ vessels: FIXTURE_RECORDS.vessels, assets }));
-    for (const [script, args] of [[SCRIPTS.migrate, []], [SCRIPTS.import, [file]]] as const) {
-      const result = await runScript(script, [...args], { cwd, env });
-      assert.equal(result.code, 0, result.stderr);
-    }
+    await migrateAndImport(cwd, env, { vessels: FIXTURE_RECORDS.vessels, assets });
     bearer = `Bearer ${(await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim()}`;
 
     const url = new URL(database.url);

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './support/databases';
 import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
-import { type RunningServer, runScript, SCRIPTS, startServers } from './support/processes';
+import { type RunningServer, runScript, SCRIPTS, startServers, migrateAndImport } from './support/processes';
 
 const SECRET = 'instances-test-secret-of-at-least-32-chars';
 
@@ -28,12 +28,7 @@ describe('several server processes on one PostgreSQL database', { skip: !process
     // 50 racing DELETEs from one address are 49 refusals: rate limits are tested on their own.
     env = { DATABASE_URL: database.url, JWT_SECRET: SECRET, SEED_DEMO: 'false', MIGRATE_ON_START: 'false', RATE_LIMIT_ENABLED: 'false' };
 
-    const migrated = await runScript(SCRIPTS.migrate, [], { cwd, env });
-    assert.equal(migrated.code, 0, migrated.stderr);
-    const file = join(cwd, 'records.json');
-    writeFileSync(file, JSON.stringify(FIXTURE_RECORDS));
-    const imported = await runScript(SCRIPTS.import, [file], { cwd, env });
-    assert.equal(imported.code, 0, imported.stderr);
+    await migrateAndImport(cwd, env, FIXTURE_RECORDS);
 
     servers = await startServers(2, { cwd, env });
     admiral = (await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim();

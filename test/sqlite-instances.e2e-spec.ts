@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
-import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
+import { type RunningServer, runScript, SCRIPTS, startServer, migrateAndImport } from './support/processes';
 
 describe('two server processes on one SQLite file', () => {
   let cwd: string;
@@ -25,12 +25,7 @@ describe('two server processes on one SQLite file', () => {
       MIGRATE_ON_START: 'false',
       RATE_LIMIT_ENABLED: 'false',
     };
-    const file = join(cwd, 'records.json');
-    writeFileSync(file, JSON.stringify(FIXTURE_RECORDS));
-    for (const [script, args] of [[SCRIPTS.migrate, []], [SCRIPTS.import, [file]]] as const) {
-      const result = await runScript(script, [...args], { cwd, env });
-      assert.equal(result.code, 0, result.stderr);
-    }
+    await migrateAndImport(cwd, env, FIXTURE_RECORDS);
     servers = await Promise.all([startServer({ cwd, env }), startServer({ cwd, env })]);
     bearer = `Bearer ${(await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim()}`;
   });

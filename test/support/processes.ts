@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -48,6 +48,16 @@ export async function freePort(): Promise<number> {
   server.close();
   await once(server, 'close');
   return port;
+}
+
+/** Prepares the database of `env` as an operator would before starting instances: the service's own migrate, then an import of `records`. */
+export async function migrateAndImport(cwd: string, env: Record<string, string>, records: object): Promise<void> {
+  const file = join(cwd, 'records.json');
+  writeFileSync(file, JSON.stringify(records));
+  for (const [script, args] of [[SCRIPTS.migrate, []], [SCRIPTS.import, [file]]] as const) {
+    const result = await runScript(script, [...args], { cwd, env });
+    assert.equal(result.code, 0, result.stderr);
+  }
 }
 
 export interface RunningServer {
