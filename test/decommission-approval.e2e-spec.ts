@@ -248,7 +248,7 @@ describeEachDatabase('decommission requests that expire', (engine) => {
   let approver: string;
 
   before(async () => {
-    t = await startTestApp({ engine, env: { DECOMMISSION_APPROVAL: 'required', DECOMMISSION_APPROVAL_TTL_SECONDS: '1' } });
+    t = await startTestApp({ engine, env: { DECOMMISSION_APPROVAL: 'required', DECOMMISSION_APPROVAL_TTL: '1s' } });
     requester = t.bearer(REQUESTER, 7);
     approver = t.bearer(APPROVER, 7);
   });

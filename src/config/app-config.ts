@@ -100,6 +100,15 @@ export interface AppConfig {
 }
 
 export const DECOMMISSION_APPROVAL_POLICIES = ['none', 'required'] as const;
+/** The longest a decommission request may wait for its approval: 30 days. */
+const APPROVAL_TTL_MAX_SECONDS = 2_592_000;
+const DURATION_UNIT_SECONDS = { s: 1, m: 60, h: 3_600, d: 86_400 } as const;
+
+/** A duration written with its unit (`30s`, `90m`, `24h`, `7d`) in seconds; undefined when the text is not one. */
+function durationSeconds(text: string): number | undefined {
+  const match = /^([1-9][0-9]{0,6})([smhd])$/.exec(text);
+  return match ? Number(match[1]) * DURATION_UNIT_SECONDS[match[2] as keyof typeof DURATION_UNIT_SECONDS] : undefined;
+}
 
 /** Whether a decommission needs a second officer's approval (docs/api.md#two-officers-for-a-decommission). */
 export interface DecommissionApprovalConfig {
@@ -366,9 +375,14 @@ class EnvironmentVariables {
   DECOMMISSION_APPROVAL?: (typeof DECOMMISSION_APPROVAL_POLICIES)[number];
 
   @IsOptional()
-  @ToInteger()
-  @IsIntInRange(1, 2_592_000)
-  DECOMMISSION_APPROVAL_TTL_SECONDS?: number;
+  @ValidateBy({
+    name: 'isApprovalTtl',
+    validator: {
+      validate: (value) => typeof value === 'string' && (durationSeconds(value) ?? Infinity) <= APPROVAL_TTL_MAX_SECONDS,
+      defaultMessage: () => 'DECOMMISSION_APPROVAL_TTL must be a duration with its unit (s, m, h or d), such as 24h, 90m or 7d, up to 30d',
+    },
+  })
+  DECOMMISSION_APPROVAL_TTL?: string;
 
   @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must look like redis://host:6379' })
@@ -589,7 +603,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     metricsToken: vars.METRICS_TOKEN,
     decommissionApproval: {
       policy: vars.DECOMMISSION_APPROVAL ?? 'none',
-      ttlSeconds: vars.DECOMMISSION_APPROVAL_TTL_SECONDS ?? 86_400,
+      ttlSeconds: durationSeconds(vars.DECOMMISSION_APPROVAL_TTL ?? '24h') as number,
     },
   };
 }
