@@ -53,7 +53,7 @@ export class HealthController {
     schema: {
       type: 'object',
       required: ['status'],
-      properties: { status: { type: 'string', enum: ['success'] }, warnings: { type: 'array', items: { type: 'string' } } },
+      properties: { status: { type: 'string', enum: ['success'] }, warnings: { type: 'array', maxItems: 1, items: { type: 'string', maxLength: 200 } } },
       example: { status: 'success', warnings: [JWKS_STALE] },
     },
     description: 'Ready. `warnings`, when present, says what an operator should know that does not make the instance unready: a JWKS served stale while its provider cannot be reached',
