@@ -2,15 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_BODY } from './support/fixtures';
-import { expectErrorBody, getAsset, listAssets } from './support/http';
+import { ACCESS_DENIED, expectErrorBody, getAsset, listAssets } from './support/http';
 import { type Route, routesOf } from './support/openapi';
 import { startTestApp, type TestApp } from './support/test-app';
 
-const ACCESS_DENIED = {
-  status: 'error',
-  message: 'Asset not found or clearance insufficient',
-  error_code: 'ASSET_ACCESS_DENIED',
-};
 /** An active asset, a decommissioned one and one that does not exist. */
 const ASSET_IDS = ['TIE-0001', 'OLD-0001', 'XYZ-9999'];
 

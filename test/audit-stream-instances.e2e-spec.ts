@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createTestDatabase, type TestDatabase } from './support/databases';
-import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
-import { type RunningServer, runScript, SCRIPTS, startServers, migrateAndImport } from './support/processes';
+import { DECOMMISSION_BODY } from './support/fixtures';
+import type { RunningServer } from './support/processes';
+import { type PostgresInstances, startPostgresInstances } from './support/postgres-instances';
 import { openStream, type SseFrame } from './support/sse';
 
 const SECRET = 'stream-instances-secret-of-at-least-32-chars';
 const STREAM = '/v1/audit/events/stream';
 
 describe('the audit stream across two server processes on one PostgreSQL database', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, () => {
-  let cwd: string;
-  let database: TestDatabase;
+  let instances: PostgresInstances | undefined;
   let servers: RunningServer[] = [];
   let admiral: string;
 
@@ -34,18 +30,10 @@ describe('the audit stream across two server processes on one PostgreSQL databas
   const actionOf = (frame: SseFrame) => (JSON.parse(frame.data ?? '{}') as { action: string }).action;
 
   before(async () => {
-    cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-stream-instances-'));
-    database = await createTestDatabase('postgres', cwd);
-    const env = { DATABASE_URL: database.url, JWT_SECRET: SECRET, SEED_DEMO: 'false', MIGRATE_ON_START: 'false', RATE_LIMIT_ENABLED: 'false' };
-    await migrateAndImport(cwd, env, FIXTURE_RECORDS);
-    servers = await startServers(2, { cwd, env });
-    admiral = (await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim();
+    instances = await startPostgresInstances('stream-instances', SECRET);
+    ({ servers, admiral } = instances);
   });
-  after(async () => {
-    await Promise.all((servers ?? []).map((server) => server.stop()));
-    await database.drop();
-    rmSync(cwd, { recursive: true, force: true });
-  });
+  after(() => instances?.stop());
 
   it('delivers an event placed by one instance to a stream on the other within a second, and resumes on the first after a reconnect with nothing lost or repeated', async () => {
     const [a, b] = servers;

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { AuditService } from '../src/audit';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_RESULT_KEYS } from './support/fixtures';
-import { decideRequest, decommission, expectErrorBody, getAsset, listDecommissionRequests, verifyAuditChain } from './support/http';
+import { ACCESS_DENIED, auditEventsOf, decideRequest, decommission, expectErrorBody, getAsset, listDecommissionRequests, verifyAuditChain } from './support/http';
 import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
@@ -25,7 +25,7 @@ describeEachDatabase('decommission with DECOMMISSION_APPROVAL=required', (engine
   let approver: string;
   let bystander: string;
 
-  const eventsFor = (assetId: string) => t.db.selectFrom('audit_events').selectAll().where('asset_id', '=', assetId).orderBy('id').execute();
+  const eventsFor = (assetId: string) => auditEventsOf(t, assetId);
   const eventsOf = async (assetId: string) => (await eventsFor(assetId)).map((event) => [event.action, event.outcome, event.reason, event.actor]);
   const statusOf = async (assetId: string) =>
     (await t.db.selectFrom('assets').select('status').where('asset_id', '=', assetId).executeTakeFirstOrThrow()).status;
@@ -84,7 +84,7 @@ describeEachDatabase('decommission with DECOMMISSION_APPROVAL=required', (engine
     it('answers an absent or decommissioned asset as a direct decommission does: 404 ASSET_ACCESS_DENIED', async () => {
       for (const assetId of ['XYZ-9999', 'OLD-0001']) {
         const res = await decommission(t, assetId, requester, ASK).expect(404);
-        assert.deepEqual(res.body, { status: 'error', message: 'Asset not found or clearance insufficient', error_code: 'ASSET_ACCESS_DENIED' });
+        assert.deepEqual(res.body, ACCESS_DENIED);
         assert.deepEqual((await eventsOf(assetId)).at(-1), ['asset.decommission', 'denied', 'ASSET_NOT_FOUND', REQUESTER]);
       }
     });

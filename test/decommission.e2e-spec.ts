@@ -2,23 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { DECOMMISSION_BODY, DECOMMISSION_RESULT_KEYS } from './support/fixtures';
 import { describeEachDatabase, failAuditEvents } from './support/databases';
-import { decommission, expectErrorBody } from './support/http';
+import { ACCESS_DENIED, assetRowOf, auditEventsOf, decommission, expectErrorBody } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
-
-const ACCESS_DENIED = {
-  status: 'error',
-  message: 'Asset not found or clearance insufficient',
-  error_code: 'ASSET_ACCESS_DENIED',
-};
 
 describeEachDatabase('DELETE /v1/assets/:asset_id', (engine) => {
   let t: TestApp;
   let admiral: string;
 
-  const eventsFor = (assetId: string) =>
-    t.db.selectFrom('audit_events').selectAll().where('asset_id', '=', assetId).orderBy('id').execute();
-  const assetRow = (assetId: string) =>
-    t.db.selectFrom('assets').selectAll().where('asset_id', '=', assetId).executeTakeFirstOrThrow();
+  const eventsFor = (assetId: string) => auditEventsOf(t, assetId);
+  const assetRow = (assetId: string) => assetRowOf(t, assetId);
 
   before(async () => {
     t = await startTestApp({ engine });

@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createTestDatabase, type TestDatabase } from './support/databases';
-import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
-import { type RunningServer, runScript, SCRIPTS, startServers, migrateAndImport } from './support/processes';
+import { createTestDatabase } from './support/databases';
+import { DECOMMISSION_BODY } from './support/fixtures';
+import { type RunningServer, runScript, SCRIPTS, startServers } from './support/processes';
+import { type PostgresInstances, startPostgresInstances } from './support/postgres-instances';
 
 const SECRET = 'instances-test-secret-of-at-least-32-chars';
 
 describe('several server processes on one PostgreSQL database', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, () => {
+  let instances: PostgresInstances | undefined;
   let cwd: string;
-  let database: TestDatabase;
   let env: Record<string, string>;
   let servers: RunningServer[] = [];
   let admiral: string;
@@ -23,21 +21,10 @@ describe('several server processes on one PostgreSQL database', { skip: !process
     call(server, `/v1/assets/${assetId}`, { method: 'DELETE', body: JSON.stringify(DECOMMISSION_BODY) });
 
   before(async () => {
-    cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-instances-'));
-    database = await createTestDatabase('postgres', cwd);
-    // 50 racing DELETEs from one address are 49 refusals: rate limits are tested on their own.
-    env = { DATABASE_URL: database.url, JWT_SECRET: SECRET, SEED_DEMO: 'false', MIGRATE_ON_START: 'false', RATE_LIMIT_ENABLED: 'false' };
-
-    await migrateAndImport(cwd, env, FIXTURE_RECORDS);
-
-    servers = await startServers(2, { cwd, env });
-    admiral = (await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim();
+    instances = await startPostgresInstances('instances', SECRET);
+    ({ cwd, env, servers, admiral } = instances);
   });
-  after(async () => {
-    await Promise.all((servers ?? []).map((server) => server.stop()));
-    await database.drop();
-    rmSync(cwd, { recursive: true, force: true });
-  });
+  after(() => instances?.stop());
 
   it('starts without migrating when MIGRATE_ON_START=false, on the schema npm run db:migrate made', async () => {
     for (const server of servers) {

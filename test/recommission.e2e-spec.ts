@@ -2,23 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DECOMMISSIONED_ASSET, RECOMMISSION_BODY } from './support/fixtures';
 import { describeEachDatabase, failAuditEvents } from './support/databases';
-import { decommission, expectErrorBody, getAsset, listAuditEvents, recommission, verifyAuditChain } from './support/http';
+import { ACCESS_DENIED, assetRowOf, auditEventsOf, decommission, expectErrorBody, getAsset, listAuditEvents, recommission, verifyAuditChain } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
-
-const ACCESS_DENIED = {
-  status: 'error',
-  message: 'Asset not found or clearance insufficient',
-  error_code: 'ASSET_ACCESS_DENIED',
-};
 
 describeEachDatabase('POST /v1/assets/:asset_id/recommission', (engine) => {
   let t: TestApp;
   let admiral: string;
 
-  const eventsFor = (assetId: string) =>
-    t.db.selectFrom('audit_events').selectAll().where('asset_id', '=', assetId).orderBy('id').execute();
-  const assetRow = (assetId: string) =>
-    t.db.selectFrom('assets').selectAll().where('asset_id', '=', assetId).executeTakeFirstOrThrow();
+  const eventsFor = (assetId: string) => auditEventsOf(t, assetId);
+  const assetRow = (assetId: string) => assetRowOf(t, assetId);
   const addAsset = (assetId: string, status: 'active' | 'decommissioned') =>
     t.db.insertInto('assets').values({ asset_id: assetId, asset_type: 'vehicle', former_pilot: 'TK-7', status }).execute();
 

@@ -4,6 +4,20 @@ import type { Response, Test } from 'supertest';
 import { DECOMMISSION_BODY, RECOMMISSION_BODY } from './fixtures';
 import type { TestApp } from './test-app';
 
+/** What every asset route answers an absent asset and an officer below clearance 7 alike. */
+export const ACCESS_DENIED = {
+  status: 'error',
+  message: 'Asset not found or clearance insufficient',
+  error_code: 'ASSET_ACCESS_DENIED',
+};
+
+/** The asset's audit events, in chain order, as stored. */
+export const auditEventsOf = (t: TestApp, assetId: string) =>
+  t.db.selectFrom('audit_events').selectAll().where('asset_id', '=', assetId).orderBy('id').execute();
+
+/** The asset's row, as stored. */
+export const assetRowOf = (t: TestApp, assetId: string) => t.db.selectFrom('assets').selectAll().where('asset_id', '=', assetId).executeTakeFirstOrThrow();
+
 /**
  * The one error body of the contract: `status` is the HTTP status, the body is exactly
  * {status: 'error', message, error_code} with a non-empty message, and it gives nothing of the
