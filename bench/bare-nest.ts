@@ -17,6 +17,8 @@ class BareNestModule {}
 async function main(): Promise<void> {
   const app = await NestFactory.create(BareNestModule, { logger: false });
   await app.listen(Number(process.env.PORT), process.env.HOST ?? '127.0.0.1');
+  // What test/support/processes.ts waits for, as the service logs it.
+  console.log(`listening on ${await app.getUrl()}`);
   // An orderly exit, so that `--cpu-prof` writes its profile.
   process.on('SIGTERM', () => process.exit(0));
 }

@@ -216,4 +216,7 @@ createServer((req, res) => {
     console.error(error);
     sendError(res, 500, 'INTERNAL_ERROR', 'Internal error');
   });
-}).listen(Number(process.env.PORT), process.env.HOST ?? '127.0.0.1');
+})
+  .listen(Number(process.env.PORT), process.env.HOST ?? '127.0.0.1')
+  // What test/support/processes.ts waits for, as the service logs it.
+  .once('listening', () => console.log(`listening on http://127.0.0.1:${process.env.PORT}`));

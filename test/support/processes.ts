@@ -82,13 +82,21 @@ export interface ServerOptions {
    * servers log a line per request, which its driver would otherwise read and keep on the client's CPU.
    */
   outputFile?: string;
+  /** This port rather than a free one, and no other if it is taken. */
+  port?: number;
 }
+
+/** Whether `output` has the line every server this starts prints once it listens: the service, and a benchmark's yardsticks. */
+const saysItListensOn = (output: string, port: number) => new RegExp(`listening on http://\\S+:${port}\\b`).test(output);
 
 /** What the server says when the port it was given is taken: another test took the same free port meanwhile. */
 const PORT_TAKEN = 'another process holds the port';
 
 /** Starts the compiled server as a real process and waits until it answers, on another port if its first is taken. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  if (options.port !== undefined) {
+    return startServerOn(options.port, options);
+  }
   for (let attempt = 1; ; attempt++) {
     try {
       return await startServerOn(await freePort(), options);
@@ -131,7 +139,9 @@ async function startServerOn(port: number, options: ServerOptions): Promise<Runn
       throw new Error(`server exited with ${child.exitCode}:\n${output()}`);
     }
     try {
-      if ((await fetch(`${url}/health/live`)).ok) {
+      // The answer alone could come from another test's server that took the same free port first, while
+      // this child is still on its way to failing on it: the child's own line says the port is its own.
+      if ((await fetch(`${url}/health/live`)).ok && saysItListensOn(output(), port)) {
         return { url, child, output, stop };
       }
     } catch {
