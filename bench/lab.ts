@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release } from 'node:os';
 import { join } from 'node:path';
 import type { AuditOutcome } from '../src/database';
@@ -86,8 +86,12 @@ export class Lab {
    * The service on `serverUrl` (by default the database itself, else a relay to it). No rate limits
    * unless `env` says otherwise: one client sends every request here, and the bare server has none.
    */
-  startService(label: string, databaseUrl: string, options: Omit<TargetOptions, 'databaseUrl'> & { env?: Record<string, string>; serverUrl?: string } = {}): Promise<Target> {
-    const { env, serverUrl = databaseUrl, ...target } = options;
+  startService(
+    label: string,
+    databaseUrl: string,
+    options: Omit<TargetOptions, 'databaseUrl'> & { env?: Record<string, string>; serverUrl?: string; script?: string } = {},
+  ): Promise<Target> {
+    const { env, serverUrl = databaseUrl, script, ...target } = options;
     const serviceEnv = {
       DATABASE_URL: serverUrl,
       JWT_SECRET: SECRET,
@@ -97,7 +101,7 @@ export class Lab {
       RATE_LIMIT_ENABLED: 'false',
       ...env,
     };
-    return this.start(label, { env: serviceEnv }, { ...target, databaseUrl });
+    return this.start(label, { env: serviceEnv, script }, { ...target, databaseUrl });
   }
 
   /** Production requires a checkpoint signing key: one for the lab, shared by its services. */
@@ -145,19 +149,25 @@ export async function verifyAuditChains(lab: Lab): Promise<Check[]> {
   return checks;
 }
 
-export async function countEvents(databaseUrl: string, outcome: AuditOutcome): Promise<number> {
+/** Rows of a table, `where` chosen: a count read after a run on a connection of its own. */
+async function countRows(databaseUrl: string, table: 'audit_events' | 'audit_tree_nodes', outcome?: AuditOutcome): Promise<number> {
   const db = openDatabase(databaseUrl);
   try {
     const { total } = await db
-      .selectFrom('audit_events')
+      .selectFrom(table)
       .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
-      .where('outcome', '=', outcome)
+      .$if(outcome !== undefined, (query) => query.where('outcome' as never, '=', outcome as never))
       .executeTakeFirstOrThrow();
     return Number(total);
   } finally {
     await db.destroy();
   }
 }
+
+export const countEvents = (databaseUrl: string, outcome: AuditOutcome) => countRows(databaseUrl, 'audit_events', outcome);
+
+/** The audit tree's stored interior nodes. */
+export const countTreeNodes = (databaseUrl: string) => countRows(databaseUrl, 'audit_tree_nodes');
 
 /** The trail's count once it stops growing: requests wrk gave up on may still be committing. */
 export async function settledCount(databaseUrl: string, outcome: AuditOutcome): Promise<number> {
@@ -201,6 +211,16 @@ export async function measureDecisions(instances: Target[], workload: Workload, 
     assets.next += run.mostSentByAThread * stride;
   }
   return { run, recorded: (await settledCount(databaseUrl as string, workload.recorded)) - before };
+}
+
+/** Linux counts CPU time in ticks of 1/100 s (CLK_TCK). */
+export const TICKS_PER_SECOND = 100;
+
+/** CPU seconds the server process has used. */
+export function serverCpuSeconds(target: Target): number {
+  const fields = readFileSync(`/proc/${target.server.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime, the 14th and 15th fields of the line: the 12th and 13th after the command.
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 /** Moves this driver to wrk's CPU, so the servers' CPU runs nothing but servers. */
