@@ -1,20 +1,55 @@
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
-import { Logger } from '@nestjs/common';
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import Redis from 'ioredis';
 import { ServiceUnavailableError } from '../common';
+
+/**
+ * One hit, counted atomically, so instances sharing the counters never both let through the hit past the
+ * limit. KEYS: the window's hit count, the block. ARGV: ttl, limit, block duration (ms). While blocked a
+ * hit is refused and not counted; the count then expires with the block (at the same moment: time stands
+ * still within a script), so the block's end starts a fresh window, as in @nestjs/throttler's in-memory
+ * storage. Replies [hits, ms to the window's end,
+ * blocked (0 or 1), ms to the block's end].
+ */
+const COUNT_HIT = `
+local blockedFor = redis.call('PTTL', KEYS[2])
+if blockedFor > 0 then
+  return { tonumber(redis.call('GET', KEYS[1]) or 0), math.max(redis.call('PTTL', KEYS[1]), 0), 1, blockedFor }
+end
+local hits = redis.call('INCR', KEYS[1])
+local windowFor = redis.call('PTTL', KEYS[1])
+if windowFor < 0 then
+  windowFor = tonumber(ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], windowFor)
+end
+if hits > tonumber(ARGV[2]) then
+  local blockDuration = tonumber(ARGV[3])
+  redis.call('SET', KEYS[2], 1, 'PX', blockDuration)
+  redis.call('PEXPIRE', KEYS[1], blockDuration)
+  return { hits, blockDuration, 1, blockDuration }
+end
+return { hits, windowFor, 0, 0 }
+`;
+
+type CountingRedis = Redis & {
+  countHit(hitsKey: string, blockKey: string, ttl: number, limit: number, blockDuration: number): Promise<[number, number, number, number]>;
+};
 
 /**
  * Rate-limit counters in Redis, shared by every instance. A Redis that cannot answer within a second
  * turns into 503s rather than hung requests or 500s. The client's errors are logged as one line when
  * Redis becomes unreachable and one when it is back, never as ioredis's stack traces on stderr.
  */
-export class RedisCounterStorage extends ThrottlerStorageRedisService {
+export class RedisCounterStorage implements ThrottlerStorage, OnModuleDestroy {
   private readonly logger = new Logger('RateLimitStore');
+  private readonly redis: CountingRedis;
   private reachable = true;
 
   constructor(url: string) {
-    super(new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 1_000 }));
+    const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 1_000 });
+    // defineCommand sends the script once and then only its SHA, and adds the method typed above.
+    redis.defineCommand('countHit', { numberOfKeys: 2, lua: COUNT_HIT });
+    this.redis = redis as CountingRedis;
     // A listener of its own keeps ioredis from printing each connection error with its stack.
     this.redis.on('error', (error: Error) => this.changeState(false, error.message));
     this.redis.on('ready', () => this.changeState(true));
@@ -25,15 +60,20 @@ export class RedisCounterStorage extends ThrottlerStorageRedisService {
     return this.redis.status === 'ready';
   }
 
-  override async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): ReturnType<ThrottlerStorage['increment']> {
+  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): ReturnType<ThrottlerStorage['increment']> {
+    // One hash tag for both keys: a script's keys must share a slot on a Redis Cluster.
+    const counter = `{${key}:${throttlerName}}`;
+    let reply: [number, number, number, number];
     try {
-      return await super.increment(key, ttl, limit, blockDuration, throttlerName);
+      reply = await this.redis.countHit(`${counter}:hits`, `${counter}:blocked`, ttl, limit, blockDuration);
     } catch {
       throw new ServiceUnavailableError('The service is temporarily unavailable');
     }
+    const [totalHits, windowMs, blocked, blockMs] = reply;
+    return { totalHits, timeToExpire: seconds(windowMs), isBlocked: blocked === 1, timeToBlockExpire: seconds(blockMs) };
   }
 
-  override onModuleDestroy(): void {
+  onModuleDestroy(): void {
     this.redis.disconnect(false);
   }
 
@@ -49,3 +89,6 @@ export class RedisCounterStorage extends ThrottlerStorageRedisService {
     }
   }
 }
+
+/** The throttler speaks whole seconds (Retry-After, X-RateLimit-Reset), rounded up so a client never retries early. */
+const seconds = (ms: number) => Math.ceil(ms / 1000);
