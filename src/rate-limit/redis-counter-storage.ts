@@ -8,8 +8,7 @@ import { ServiceUnavailableError } from '../common';
  * limit. KEYS: the window's hit count, the block. ARGV: ttl, limit, block duration (ms). While blocked a
  * hit is refused and not counted; the count then expires with the block (at the same moment: time stands
  * still within a script), so the block's end starts a fresh window, as in @nestjs/throttler's in-memory
- * storage. Replies [hits, ms to the window's end,
- * blocked (0 or 1), ms to the block's end].
+ * storage. Replies [hits, ms to the window's end, blocked (0 or 1), ms to the block's end].
  */
 const COUNT_HIT = `
 local blockedFor = redis.call('PTTL', KEYS[2])
