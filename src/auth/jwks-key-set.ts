@@ -1,4 +1,4 @@
-import { createPublicKey, type JsonWebKey } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { algorithmOf, type TokenKey } from '../config';
 
@@ -49,7 +49,7 @@ export function parseJwks(document: unknown): Map<string, TokenKey> {
       continue;
     }
     try {
-      const key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+      const key = createPublicKey({ key: jwk, format: 'jwk' });
       const alg = algorithmOf(key);
       if (jwk.alg === undefined || jwk.alg === alg) {
         keys.set(jwk.kid, { kid: jwk.kid, alg, key: key.export({ type: 'spki', format: 'pem' }) as string });

@@ -1,3 +1,4 @@
+import '../runtime';
 import 'reflect-metadata';
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';

@@ -1,3 +1,4 @@
+import '../runtime';
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { APPROVAL_PROBLEMS, AuditChainVerifier, AuditRepository, CHAIN_PROBLEMS, type Checkpoint, openCheckpoint, parseVerifierKey, verifierKeyOf } from '../audit';

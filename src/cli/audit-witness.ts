@@ -1,3 +1,4 @@
+import '../runtime';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Checkpoint, openCheckpoint, parseVerifierKey, verifyConsistency } from '../audit';

@@ -1,3 +1,4 @@
+import '../runtime';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { AssetsRepository } from '../assets';

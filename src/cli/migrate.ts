@@ -1,3 +1,4 @@
+import '../runtime';
 import { loadDatabaseConfig } from '../config';
 import { createDatabase, describeLocation, migrateToLatest } from '../database';
 import { MIGRATE_USAGE, parseNoArguments } from './data-arguments';

@@ -1,3 +1,4 @@
+import '../runtime';
 import { readFileSync } from 'node:fs';
 import { TokenService } from '../auth';
 import { loadTokenConfig, privateTokenKey } from '../config';

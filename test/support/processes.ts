@@ -31,11 +31,11 @@ function environment(env: Record<string, string>): NodeJS.ProcessEnv {
 export function runScript(
   script: string,
   args: string[],
-  options: { cwd: string; env?: Record<string, string>; timeout?: number },
+  options: { cwd: string; env?: Record<string, string>; timeout?: number; nodeOptions?: string[] },
 ): Promise<RunResult> {
   return new Promise((resolve) => {
-    const { cwd, env = {}, timeout = 30_000 } = options;
-    execFile(process.execPath, [script, ...args], { cwd, env: environment(env), timeout, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    const { cwd, env = {}, timeout = 30_000, nodeOptions = [] } = options;
+    execFile(process.execPath, [...nodeOptions, script, ...args], { cwd, env: environment(env), timeout, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });
