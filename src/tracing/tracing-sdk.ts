@@ -18,8 +18,8 @@ export function createTracingSdk({ serviceName }: TracingConfig): NodeSDK {
     instrumentations: [
       // The X-Request-Id header of src/http/request-context.ts, as `http.response.header.x-request-id`.
       new HttpInstrumentation({ headersToSpanAttributes: { server: { responseHeaders: ['x-request-id'] } } }),
-      // The route handler's span alone: the middlewares run in one layer, whose span would say little.
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
+      // Only to name the request's route: a span of Express's own would repeat the request's, and cost as much.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER] }),
       // Statements outside a request (the audit sequencer's, every few milliseconds) would each be a trace of their own.
       new PgInstrumentation({ requireParentSpan: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
