@@ -18,8 +18,10 @@ import {
   positiveOption,
   ROUND_OPTIONS,
   SERVER_CPU,
+  serverCpuSeconds,
   sqliteFleet,
   type Target,
+  TICKS_PER_SECOND,
 } from './lab';
 import { asRun, nearestRank, type PacedRequest, steadyStream } from './paced-load';
 import { answersCheck, type Check, formatCheck, ratios, reportFailedChecks, type SideResult, type Spread, spread } from './report';
@@ -144,16 +146,6 @@ function pacedDecommissions(target: Target, options: Options, sent: string[] = [
     sent.push(asset);
     return { path: `/v1/assets/${asset}`, authorization: officer, forwardedFor: '127.0.0.1' };
   });
-}
-
-/** Linux counts CPU time in ticks of 1/100 s (CLK_TCK). */
-const TICKS_PER_SECOND = 100;
-
-/** CPU seconds the server process has used. */
-function serverCpuSeconds(target: Target): number {
-  const fields = readFileSync(`/proc/${target.server.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime, the 14th and 15th fields of the line: the 12th and 13th after the command.
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 /** Ticks CLIENT_CPU has been busy (anything but idle and iowait), and in all. */

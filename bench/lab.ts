@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release } from 'node:os';
 import { join } from 'node:path';
 import type { AuditOutcome } from '../src/database';
@@ -201,6 +201,16 @@ export async function measureDecisions(instances: Target[], workload: Workload, 
     assets.next += run.mostSentByAThread * stride;
   }
   return { run, recorded: (await settledCount(databaseUrl as string, workload.recorded)) - before };
+}
+
+/** Linux counts CPU time in ticks of 1/100 s (CLK_TCK). */
+export const TICKS_PER_SECOND = 100;
+
+/** CPU seconds the server process has used: around a round, its CPU per answer, which a busy machine disturbs less than its rate. */
+export function serverCpuSeconds(target: Target): number {
+  const fields = readFileSync(`/proc/${target.server.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime, the 14th and 15th fields of the line: the 12th and 13th after the command.
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 /** Moves this driver to wrk's CPU, so the servers' CPU runs nothing but servers. */
