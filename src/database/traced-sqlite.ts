@@ -49,9 +49,10 @@ function* tracedRows(sql: string, rows: () => IterableIterator<unknown>): Iterab
 
 /**
  * The database Kysely's SqliteDialect sees, with a span for each statement, described as
- * @opentelemetry/instrumentation-pg describes PostgreSQL's (db.system.name, db.query.text). The one
- * instrumentation of better-sqlite3 on npm declares better-sqlite3 12 at most and an older SDK, so the
- * service has its own. better-sqlite3 runs a statement synchronously: its span is exactly its run.
+ * @opentelemetry/instrumentation-pg describes PostgreSQL's (db.system.name, db.query.text). The
+ * instrumentation of better-sqlite3 on npm (opentelemetry-plugin-better-sqlite3 1.13) declares
+ * better-sqlite3 12 at most and an older SDK, so the service has its own. better-sqlite3 runs a statement
+ * synchronously: its span is exactly its run.
  * Used only when traces are on.
  */
 export class TracedSqliteDatabase implements SqliteDatabase {
