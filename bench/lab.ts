@@ -216,7 +216,7 @@ export async function measureDecisions(instances: Target[], workload: Workload, 
 /** Linux counts CPU time in ticks of 1/100 s (CLK_TCK). */
 export const TICKS_PER_SECOND = 100;
 
-/** CPU seconds the server process has used. */
+/** CPU seconds the server process has used: around a round, its CPU per answer, which a busy machine disturbs less than its rate. */
 export function serverCpuSeconds(target: Target): number {
   const fields = readFileSync(`/proc/${target.server.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
   // utime and stime, the 14th and 15th fields of the line: the 12th and 13th after the command.

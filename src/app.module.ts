@@ -11,6 +11,7 @@ import { ApiExceptionFilter, BodyErrorGuard, createValidationPipe, MethodNotAllo
 import { ImportModule } from './import';
 import { ObservabilityModule } from './observability';
 import { ForwardedForGuard, RateLimitModule, RequestLimitGuard } from './rate-limit';
+import { TracingModule } from './tracing';
 
 /**
  * Every request passes these guards in this order (Nest runs global guards in the order they are
@@ -34,6 +35,7 @@ export class AppModule {
         AuthModule,
         ...ROUTE_MODULES,
         ImportModule,
+        TracingModule,
         // Last: Nest registers routes in module order, and its catch-all routes must come after the real ones.
         MethodNotAllowedModule.covering(ROUTE_MODULES),
       ],

@@ -1,5 +1,7 @@
 import './runtime';
 import 'reflect-metadata';
+// Before the rest: OpenTelemetry, when OTEL_* ask for traces, must start before the modules it instruments load.
+import './instrument';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';

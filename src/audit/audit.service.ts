@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Compilable } from 'kysely';
+import type { Compilable, Kysely } from 'kysely';
+import { Span } from 'nestjs-otel';
 import {
   AUDIT_ACTIONS,
   type Denial,
@@ -11,7 +12,7 @@ import {
   ServiceUnavailableError,
   StorageUnavailableError,
 } from '../common';
-import { DatabaseHealth, TransactionRunner } from '../database';
+import { type DB, DatabaseHealth, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { DenialLimiter } from '../rate-limit';
 import type { AuditEntry, DecisionDetails } from './audit-entry';
@@ -74,13 +75,10 @@ export class AuditService implements DenialRecorder {
   async record(entry: AuditEntry): Promise<void> {
     const started = performance.now();
     const event = toWaitingEvent(entry);
-    await this.unavailableOnFailure(
-      entry,
-      this.transactions.runStatement(async (executor) => {
-        const placed = await this.sequencer.write(event, executor);
-        this.transactions.afterCommit(() => this.awaitPlace(entry, placed, started));
-      }),
-    );
+    await this.append(entry, async (executor) => {
+      const placed = await this.sequencer.write(event, executor);
+      this.transactions.afterCommit(() => this.awaitPlace(entry, placed, started));
+    });
   }
 
   /**
@@ -98,17 +96,23 @@ export class AuditService implements DenialRecorder {
     const changeWithEvent = this.sequencer.changeWithEvent(change);
     return (values, entry) => {
       const started = performance.now();
-      return this.unavailableOnFailure(
-        entry,
-        this.transactions.runStatement(async (executor) => {
-          const written = await changeWithEvent(values, toWaitingEvent(entry), executor);
-          if (written) {
-            this.transactions.afterCommit(() => this.awaitPlace(entry, written.placed, started));
-          }
-          return written?.row;
-        }),
-      );
+      return this.append(entry, async (executor) => {
+        const written = await changeWithEvent(values, toWaitingEvent(entry), executor);
+        if (written) {
+          this.transactions.afterCommit(() => this.awaitPlace(entry, written.placed, started));
+        }
+        return written?.row;
+      });
     };
+  }
+
+  /**
+   * Runs the statement that writes an event (with its change, if any) and the wait for its place, as
+   * one span of the request's trace.
+   */
+  @Span<Parameters<AuditService['append']>>('audit.append', (entry) => ({ attributes: { 'audit.action': entry.action, 'audit.outcome': entry.outcome } }))
+  private append<T>(entry: AuditEntry, statement: (executor: Kysely<DB>) => Promise<T>): Promise<T> {
+    return this.unavailableOnFailure(entry, this.transactions.runStatement(statement));
   }
 
   private async awaitPlace(entry: AuditEntry, placed: Placed, started: number): Promise<void> {

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { Span } from 'nestjs-otel';
 import { AUDIT_ACTIONS, UnauthenticatedError } from '../common';
 import { routeMetadata } from '../http';
 import { IS_PUBLIC } from './auth.decorators';
@@ -29,6 +30,7 @@ export class AuthenticationGuard implements CanActivate {
   }
 
   /** A public route is let through at once, without a promise for Nest to wait on. */
+  @Span()
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     return this.isPublic(context) ? true : this.checkToken(context);
   }

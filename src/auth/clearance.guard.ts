@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { Span } from 'nestjs-otel';
 import { UnauthenticatedError } from '../common';
 import { routeMetadata } from '../http';
 import { CLEARANCE_REQUIREMENT, ClearanceRequirement, clearanceDenial } from './auth.decorators';
@@ -14,6 +15,7 @@ export class ClearanceGuard implements CanActivate {
     this.requirementOf = routeMetadata<ClearanceRequirement>(reflector, CLEARANCE_REQUIREMENT);
   }
 
+  @Span()
   canActivate(context: ExecutionContext): boolean {
     const requirement = this.requirementOf(context);
     if (!requirement) {

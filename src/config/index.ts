@@ -1,5 +1,5 @@
 export { APP_CONFIG, ConfigModule } from './config.module';
-export { ConfigurationError, DECOMMISSION_APPROVAL_POLICIES, loadAppConfig, loadCheckpointKeyConfig, loadDatabaseConfig, loadTokenConfig, LOG_LEVELS } from './app-config';
+export { ConfigurationError, DECOMMISSION_APPROVAL_POLICIES, loadAppConfig, loadCheckpointKeyConfig, loadDatabaseConfig, loadTokenConfig, loadTracingConfig, LOG_LEVELS } from './app-config';
 export { algorithmOf, privateTokenKey, publicTokenKey, readPem, type TokenAlgorithm, type TokenKey } from './token-keys';
 export type {
   AppConfig,
@@ -14,4 +14,5 @@ export type {
   RateLimitConfig,
   SqliteLocation,
   TokenConfig,
+  TracingConfig,
 } from './app-config';

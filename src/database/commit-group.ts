@@ -1,3 +1,4 @@
+import { context } from '@opentelemetry/api';
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './database.types';
 
@@ -37,7 +38,8 @@ export class CommitGroup {
       const settle = (outcome: { value: unknown } | { error: unknown }) =>
         // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on what the work threw, as db.transaction() does
         'error' in outcome ? reject(outcome.error) : resolve(outcome.value as T);
-      this.waiting.push({ work, settle });
+      // Each work runs in its caller's trace context, not in that of the caller who opened the group.
+      this.waiting.push({ work: context.bind(context.active(), work), settle });
       if (this.waiting.length === 1) {
         setImmediate(() => void this.commitWaiting());
       }

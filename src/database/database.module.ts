@@ -32,7 +32,7 @@ class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
   providers: [
     {
       provide: Kysely,
-      useFactory: (config: AppConfig) => createDatabase(config.database),
+      useFactory: (config: AppConfig) => createDatabase(config.database, { traced: config.tracing !== undefined }),
       inject: [APP_CONFIG],
     },
     {

@@ -5,9 +5,12 @@ import { Kysely, SqliteDialect } from 'kysely';
 import type { SqliteLocation } from '../config';
 import type { DB } from './database.types';
 import { StatementCachingDatabase } from './statement-cache';
+import { TracedSqliteDatabase } from './traced-sqlite';
 
-export function createSqlite(location: SqliteLocation): Kysely<DB> {
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: new StatementCachingDatabase(openSqlite(location.path)) }) });
+/** With `traced`, a span for each statement that runs inside traced work. */
+export function createSqlite(location: SqliteLocation, { traced }: { traced: boolean }): Kysely<DB> {
+  const database = new StatementCachingDatabase(openSqlite(location.path));
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database: traced ? new TracedSqliteDatabase(database) : database }) });
 }
 
 /** The SQLite file as the service opens it: written ahead, synced on every commit, waiting on other processes' writes. */

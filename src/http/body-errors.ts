@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, HttpException, Injectable } from '@nestjs/common';
 import { json, type NextFunction, type Request, type Response } from 'express';
+import { Span } from 'nestjs-otel';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../common';
 
 /** The only media type a request body may have; the JSON parser reads nothing else. */
@@ -85,6 +86,7 @@ export function readJsonBodies(limit: string): (req: Request, res: Response, nex
  */
 @Injectable()
 export class BodyErrorGuard implements CanActivate {
+  @Span()
   canActivate(context: ExecutionContext): boolean {
     const { bodyError } = context.switchToHttp().getRequest<Request>();
     if (bodyError) {

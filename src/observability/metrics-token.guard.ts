@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
+import { Span } from 'nestjs-otel';
 import { AUDIT_ACTIONS, UnauthenticatedError } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 
@@ -30,6 +31,7 @@ export class MetricsTokenGuard implements CanActivate {
     }
   }
 
+  @Span()
   canActivate(context: ExecutionContext): boolean {
     if (!this.required) {
       return true;

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
+import { Span } from 'nestjs-otel';
 import { ValidationFailedError } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 
@@ -18,6 +19,7 @@ export class ForwardedForGuard implements CanActivate {
     this.trusting = config.trustProxy !== 0;
   }
 
+  @Span()
   canActivate(context: ExecutionContext): boolean {
     const forwarded = context.switchToHttp().getRequest<Request>().get('x-forwarded-for');
     if (this.trusting && forwarded !== undefined && !forwarded.split(',').every((entry) => isIP(entry.trim()) !== 0)) {

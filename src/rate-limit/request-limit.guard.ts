@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerGuard } from '@nestjs/throttler';
+import { Span } from 'nestjs-otel';
 import { APP_CONFIG, type AppConfig } from '../config';
 
 /**
@@ -14,6 +15,7 @@ export class RequestLimitGuard implements CanActivate {
     private readonly throttler: ThrottlerGuard,
   ) {}
 
+  @Span()
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     return this.config.rateLimit.enabled ? this.throttler.canActivate(context) : true;
   }

@@ -1,0 +1,2 @@
+export { startTracing } from './tracing';
+export { TracingModule } from './tracing.module';
