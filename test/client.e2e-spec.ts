@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { createFleetRegistryClient, type FleetRegistryClient } from '../clients/typescript/src';
-import { CLIENT_SCHEMA_FILE, generateClientTypes } from './support/client-types';
+import { CLIENT_GENERATED_DIR, generateClient, readGeneratedFiles } from './support/client-types';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_BODY, RECOMMISSION_BODY } from './support/fixtures';
 import { listenOnLoopback, startTestApp, type TestApp } from './support/test-app';
@@ -20,38 +21,44 @@ describeEachDatabase('the typed client (clients/typescript) against the service'
   });
   after(() => t.close());
 
-  it('has committed types equal to what openapi-typescript makes of the document the service serves (npm run client:generate)', async () => {
+  it('has committed code equal to what @hey-api/openapi-ts makes of the document the service serves (npm run client:generate)', async () => {
     const served = (await t.http().get('/docs-json').expect(200)).body;
-    assert.equal(readFileSync(join(ROOT, CLIENT_SCHEMA_FILE), 'utf8'), await generateClientTypes(served), 'the committed client types differ from the served document: run npm run client:generate');
+    const fresh = mkdtempSync(join(tmpdir(), 'fleet-registry-client-'));
+    try {
+      await generateClient(served, fresh);
+      assert.deepEqual(readGeneratedFiles(join(ROOT, CLIENT_GENERATED_DIR)), readGeneratedFiles(fresh), 'the committed client differs from the served document: run npm run client:generate');
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
   });
 
   it('decommissions, reads, recommissions, lists and queries the audit trail through typed calls', async () => {
-    const params = { path: { asset_id: 'TIE-0001' } };
-    const decommissioned = await client.DELETE('/v1/assets/{asset_id}', { params, body: DECOMMISSION_BODY });
-    assert.equal(decommissioned.response.status, 200);
+    const path = { asset_id: 'TIE-0001' };
+    const decommissioned = await client.assets.decommission({ path, body: DECOMMISSION_BODY });
+    assert.equal(decommissioned.response?.status, 200);
     // The asset, as here with DECOMMISSION_APPROVAL=none; a request (202) under required.
     const asset = decommissioned.data?.data;
     assert.ok(asset && 'decommission_reason' in asset);
     assert.equal(asset.decommission_reason, DECOMMISSION_BODY.reason);
 
-    const read = await client.GET('/v1/assets/{asset_id}', { params });
+    const read = await client.assets.findOne({ path });
     assert.equal(read.data?.data.status, 'decommissioned');
 
-    const recommissioned = await client.POST('/v1/assets/{asset_id}/recommission', { params, body: RECOMMISSION_BODY });
+    const recommissioned = await client.assets.recommission({ path, body: RECOMMISSION_BODY });
     assert.equal(recommissioned.data?.data.status, 'active');
 
-    const again = await client.POST('/v1/assets/{asset_id}/recommission', { params, body: RECOMMISSION_BODY });
-    assert.equal(again.response.status, 409);
+    const again = await client.assets.recommission({ path, body: RECOMMISSION_BODY });
+    assert.equal(again.response?.status, 409);
     assert.equal(again.error?.error_code, 'ASSET_NOT_DECOMMISSIONED');
 
-    const listed = await client.GET('/v1/assets', { params: { query: { status: 'active', limit: 100 } } });
+    const listed = await client.assets.list({ query: { status: 'active', limit: 100 } });
     assert.ok(listed.data?.data.assets.some((asset) => asset.asset_id === 'TIE-0001'));
 
-    const history = await client.GET('/v1/audit/events', { params: { query: { asset_id: 'TIE-0001', outcome: 'allowed', limit: 1 } } });
+    const history = await client.audit.list({ query: { asset_id: 'TIE-0001', outcome: 'allowed', limit: 1 } });
     assert.deepEqual(history.data?.data.events.map((event) => event.action), ['asset.recommission']);
     const cursor = history.data?.data.next_cursor;
     assert.ok(cursor);
-    const older = await client.GET('/v1/audit/events', { params: { query: { asset_id: 'TIE-0001', outcome: 'allowed', limit: 1, cursor } } });
+    const older = await client.audit.list({ query: { asset_id: 'TIE-0001', outcome: 'allowed', limit: 1, cursor } });
     assert.deepEqual(older.data?.data.events.map((event) => event.action), ['asset.decommission']);
     assert.equal(older.data?.data.next_cursor, null);
   });

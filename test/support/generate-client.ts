@@ -1,14 +1,13 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLIENT_SCHEMA_FILE, generateClientTypes } from './client-types';
+import { CLIENT_GENERATED_DIR, generateClient } from './client-types';
 import { startTestApp } from './test-app';
 
-/** `npm run client:generate`: writes the typed client's types from the document the service serves. */
+/** `npm run client:generate`: rewrites the typed client's generated code from the document the service serves. */
 async function main(): Promise<void> {
   const t = await startTestApp({ records: null });
   try {
     const document = (await t.http().get('/docs-json').expect(200)).body;
-    writeFileSync(join(__dirname, '..', '..', '..', CLIENT_SCHEMA_FILE), await generateClientTypes(document));
+    await generateClient(document, join(__dirname, '..', '..', '..', CLIENT_GENERATED_DIR));
   } finally {
     await t.close();
   }

@@ -1,12 +1,12 @@
-import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './schema';
+import { createClient } from './generated/client';
+import { FleetRegistrySdk } from './generated';
 
-export type { components, operations, paths } from './schema';
+export type * from './generated/types.gen';
 
-/** Every operation of the service, typed from its OpenAPI document: paths, parameters, bodies and answers. */
-export type FleetRegistryClient = Client<paths>;
+/** Every operation of the service, typed from its OpenAPI document, grouped as `assets`, `audit`, `fleet`, ... */
+export type FleetRegistryClient = FleetRegistrySdk;
 
 /** A client of the service at `baseUrl` that sends `token` (a command-authority JWT) as its bearer token. */
 export function createFleetRegistryClient(baseUrl: string, token: string): FleetRegistryClient {
-  return createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token}` } });
+  return new FleetRegistrySdk({ client: createClient({ baseUrl, auth: token }) });
 }
