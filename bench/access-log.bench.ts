@@ -37,7 +37,7 @@ function main(): void {
   const logger = new Logger('HTTP');
   const metrics = new Metrics(createDatabase({ dialect: 'sqlite', path: ':memory:' }));
   const observer = new RequestObserver(metrics);
-  const request = { method: 'GET', route: { path: FIELDS.route }, requestId: FIELDS.request_id, officer: { id: FIELDS.actor, clearance: 7 } };
+  const request = { method: 'GET', originalUrl: `${FIELDS.route}?limit=100`, route: { path: FIELDS.route }, requestId: FIELDS.request_id, officer: { id: FIELDS.actor, clearance: 7 } };
   const observeOne = () => {
     const response = Object.assign(new EventEmitter(), { statusCode: 200, writableFinished: true });
     observer.middleware(request as unknown as Request, response as unknown as Response, () => undefined);
