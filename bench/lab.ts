@@ -3,7 +3,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release } from 'node:os';
 import { join } from 'node:path';
-import type { AuditOutcome } from '../src/database';
+import type { Kysely } from 'kysely';
+import { type AuditOutcome, countRows, type DB } from '../src/database';
 import { createTestDatabase, type TestDatabase } from '../test/support/databases';
 import { type RunningServer, runScript, SCRIPTS, type ServerOptions, startServer } from '../test/support/processes';
 import { signHs256 } from '../test/support/tokens';
@@ -149,25 +150,28 @@ export async function verifyAuditChains(lab: Lab): Promise<Check[]> {
   return checks;
 }
 
-/** Rows of a table, `where` chosen: a count read after a run on a connection of its own. */
-async function countRows(databaseUrl: string, table: 'audit_events' | 'audit_tree_nodes', outcome?: AuditOutcome): Promise<number> {
+/** What `read` finds on a connection of its own to the database, closed after: a count read after a run. */
+async function readDatabase<T>(databaseUrl: string, read: (db: Kysely<DB>) => Promise<T>): Promise<T> {
   const db = openDatabase(databaseUrl);
   try {
-    const { total } = await db
-      .selectFrom(table)
-      .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
-      .$if(outcome !== undefined, (query) => query.where('outcome' as never, '=', outcome as never))
-      .executeTakeFirstOrThrow();
-    return Number(total);
+    return await read(db);
   } finally {
     await db.destroy();
   }
 }
 
-export const countEvents = (databaseUrl: string, outcome: AuditOutcome) => countRows(databaseUrl, 'audit_events', outcome);
+export const countEvents = (databaseUrl: string, outcome: AuditOutcome) =>
+  readDatabase(databaseUrl, async (db) => {
+    const { total } = await db
+      .selectFrom('audit_events')
+      .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
+      .where('outcome', '=', outcome)
+      .executeTakeFirstOrThrow();
+    return Number(total);
+  });
 
 /** The audit tree's stored interior nodes. */
-export const countTreeNodes = (databaseUrl: string) => countRows(databaseUrl, 'audit_tree_nodes');
+export const countTreeNodes = (databaseUrl: string) => readDatabase(databaseUrl, (db) => countRows(db, 'audit_tree_nodes'));
 
 /** The trail's count once it stops growing: requests wrk gave up on may still be committing. */
 export async function settledCount(databaseUrl: string, outcome: AuditOutcome): Promise<number> {

@@ -5,16 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Logger } from '@nestjs/common';
-import Redis from 'ioredis';
 import { countRows } from '../src/database';
 import { describeEachDatabase } from './support/databases';
 import { decommission, expectErrorBody, listFleet } from './support/http';
 import { logLines, startServer, startServers, type RunningServer } from './support/processes';
+import { assertRedisAnswers, REDIS_URL } from './support/redis';
 import { TcpProxy } from './support/tcp-proxy';
 import { waitFor, waitUntil } from './support/wait';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** A client address of its own for each test, so counters never carry over between tests or runs. */
 const newClient = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
@@ -214,15 +213,7 @@ describe('rate limits shared through Redis by two instances', () => {
   let cwd: string;
 
   before(async () => {
-    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0 });
-    try {
-      await redis.connect();
-      assert.equal(await redis.ping(), 'PONG');
-    } catch (error) {
-      throw new Error(`Redis does not answer at ${REDIS_URL} (see ../shared/services.md to start it)`, { cause: error });
-    } finally {
-      redis.disconnect();
-    }
+    await assertRedisAnswers();
     cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-rate-limit-'));
   });
   after(() => rmSync(cwd, { recursive: true, force: true }));

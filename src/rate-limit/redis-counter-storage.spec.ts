@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Logger } from '@nestjs/common';
-import Redis from 'ioredis';
 import { ServiceUnavailableError } from '../common';
+import { assertRedisAnswers, REDIS_URL } from '../../test/support/redis';
 import { RedisCounterStorage } from './redis-counter-storage';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -22,15 +21,7 @@ describe('RedisCounterStorage', () => {
 
   before(async () => {
     Logger.overrideLogger(false);
-    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0 });
-    try {
-      await redis.connect();
-      assert.equal(await redis.ping(), 'PONG');
-    } catch (error) {
-      throw new Error(`Redis does not answer at ${REDIS_URL} (see ../shared/services.md to start it)`, { cause: error });
-    } finally {
-      redis.disconnect();
-    }
+    await assertRedisAnswers();
   });
   after(() => storages.forEach((created) => created.onModuleDestroy()));
 
