@@ -88,4 +88,13 @@ describe('SQLite statements in traces', () => {
     const inserts = statementSpans().filter((span) => span.name === 'INSERT');
     assert.deepEqual(inserts.map((span) => span.parentSpanContext?.spanId), callers);
   });
+
+  it("gives a commit group's savepoints no span: the transaction's own statements, and the group's BEGIN and COMMIT", async () => {
+    const group = new CommitGroup(db);
+    await inSpan('request', () => group.run((trx) => sql`insert into t (name) values (${'plumbing'})`.execute(trx)));
+    assert.deepEqual(
+      statementSpans().map((span) => span.name),
+      ['BEGIN', 'INSERT', 'COMMIT'],
+    );
+  });
 });

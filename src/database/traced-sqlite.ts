@@ -8,9 +8,21 @@ function operationOf(sql: string): string {
   return /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SQL';
 }
 
-/** A span for a statement run inside traced work (a request); none outside it, as PostgreSQL's instrumentation is set up. */
+/**
+ * A commit group's own statements, around each transaction it holds: half of a decision's statements,
+ * and nothing a reader of its trace asks about.
+ */
+const COMMIT_GROUP_PLUMBING = /^\s*(savepoint|release|rollback to)\b/i;
+
+/**
+ * A span for a statement run inside traced work (a request); none outside it, as PostgreSQL's
+ * instrumentation is set up, and none for a commit group's savepoints.
+ */
 function statementSpan(sql: string): Span | undefined {
-  return trace.getActiveSpan() && tracer.startSpan(operationOf(sql), { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'sqlite', 'db.query.text': sql } });
+  if (!trace.getActiveSpan() || COMMIT_GROUP_PLUMBING.test(sql)) {
+    return undefined;
+  }
+  return tracer.startSpan(operationOf(sql), { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'sqlite', 'db.query.text': sql } });
 }
 
 function failed(span: Span, error: unknown): void {
