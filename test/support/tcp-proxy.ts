@@ -136,7 +136,8 @@ function delayed(delayMs: number): Transform {
       stream.push(next.chunk);
     }
     if (held.length > 0) {
-      timer = setTimeout(release, held[0].due - performance.now(), stream);
+      // Never negative: the next chunk may come due between the loop's check and this line, and Node warns of a negative delay.
+      timer = setTimeout(release, Math.max(0, held[0].due - performance.now()), stream);
     } else {
       ended?.();
     }
