@@ -1,7 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Database, { type Statement } from 'better-sqlite3';
-import { nextEvent, type UnchainedEvent } from '../src/audit/audit-chain';
+import { chainEvents, type UnchainedEvent } from '../src/audit/audit-chain';
 import { type AuditChainHead, SECTORS } from '../src/database/database.types';
 
 /*
@@ -38,25 +38,34 @@ const decommissionAsset = db.prepare(
    WHERE asset_id = ? AND status = 'active'
    RETURNING asset_id, asset_type, former_pilot, decommission_reason, decommissioned_at, authorized_by`,
 );
-const takeChainHead = db.prepare('UPDATE audit_chain_head SET event_count = event_count + 1 WHERE id = 1 RETURNING *');
+// Rewriting a column to itself takes the write lock before the head is read, as the service's append does.
+const takeChainHead = db.prepare('UPDATE audit_chain_head SET event_count = event_count WHERE id = 1 RETURNING *');
 const insertEvent = db.prepare(
-  `INSERT INTO audit_events (id, occurred_at, action, outcome, reason, actor, actor_clearance, asset_id, request_id, ip, method, path, prev_hash, hash)
-   VALUES (@id, @occurred_at, @action, @outcome, @reason, @actor, @actor_clearance, @asset_id, @request_id, @ip, @method, @path, @prev_hash, @hash)`,
+  `INSERT INTO audit_events (id, occurred_at, action, outcome, reason, actor, actor_clearance, asset_id, request_id, ip, method, path, prev_hash, hash, details, leaf_hash, leaf_index)
+   VALUES (@id, @occurred_at, @action, @outcome, @reason, @actor, @actor_clearance, @asset_id, @request_id, @ip, @method, @path, @prev_hash, @hash, @details, @leaf_hash, @leaf_index)`,
 );
-const moveChainHead = db.prepare('UPDATE audit_chain_head SET last_event_id = ?, last_hash = ?, last_occurred_at = ? WHERE id = 1');
+const insertTreeNode = db.prepare('INSERT INTO audit_tree_nodes (level, node_index, hash) VALUES (?, ?, ?)');
+const moveChainHead = db.prepare(
+  'UPDATE audit_chain_head SET event_count = @event_count, last_event_id = @last_event_id, last_hash = @last_hash, last_occurred_at = @last_occurred_at, frontier = @frontier WHERE id = 1',
+);
 
-/** The same chain as the service's: the head row taken first, the event hashed onto it, the head moved. */
-function appendEvent(fields: UnchainedEvent): void {
-  const event = nextEvent(takeChainHead.get() as AuditChainHead, fields, new Date());
-  insertEvent.run(event);
-  moveChainHead.run(event.id, event.hash, event.occurred_at);
+/** The same trail as the service's: the head row taken first, the event chained onto it and added to the Merkle tree, the head moved. */
+function appendEvent(fields: UnchainedEvent, at: Date): void {
+  const { events, head, nodes } = chainEvents(takeChainHead.get() as AuditChainHead, [{ ...fields, recorded_at: at.toISOString() }]);
+  insertEvent.run(events[0]);
+  for (const { level, index, hash } of nodes) {
+    insertTreeNode.run(level, index, hash);
+  }
+  moveChainHead.run(head);
 }
 
-const recordDenial = db.transaction(appendEvent);
+const recordDenial = db.transaction((event: UnchainedEvent) => appendEvent(event, new Date()));
+// One instant for the asset's decommissioned_at and its event's occurred_at, as the service's database clock gives.
 const decommission = db.transaction((assetId: string, body: DecommissionBody, event: UnchainedEvent) => {
-  const row = decommissionAsset.get(body.reason, new Date().toISOString(), body.authorized_by, assetId);
+  const at = new Date();
+  const row = decommissionAsset.get(body.reason, at.toISOString(), body.authorized_by, assetId);
   if (row) {
-    appendEvent(event);
+    appendEvent({ ...event, details: JSON.stringify({ reason: body.reason, authorized_by: body.authorized_by }) }, at);
   }
   return row;
 });
