@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +20,7 @@ import {
   ROOT,
   ROUND_OPTIONS,
   SERVER_CPU,
+  serverCpuSeconds,
   sqliteFleet,
   type Target,
   verifyAuditChains,
@@ -51,6 +52,8 @@ interface Options {
   seconds: number;
   warmUpSeconds: number;
   connections: number;
+  /** Clients per instance of the relayed pair that shows scale-out with no instance short of CPU. */
+  scaleConnections: number;
   /** The round trip the relay adds, half each way. */
   roundTripMs: number;
   floodClients: number;
@@ -66,6 +69,7 @@ function readOptions(): Options {
     options: {
       ...ROUND_OPTIONS,
       rtt: { type: 'string' },
+      'scale-connections': { type: 'string' },
       'flood-clients': { type: 'string' },
       'flood-limit': { type: 'string' },
       'steady-rate': { type: 'string' },
@@ -79,6 +83,7 @@ function readOptions(): Options {
     seconds: positive('duration', 8, 3),
     warmUpSeconds: positive('warm-up', 2, 1),
     connections: positive('connections', 32, 32),
+    scaleConnections: positive('scale-connections', 4, 4),
     roundTripMs: positive('rtt', 10, 10),
     floodClients: positive('flood-clients', 200, 200),
     floodLimit: positive('flood-limit', 30, 30),
@@ -92,13 +97,28 @@ function readOptions(): Options {
 interface Setup {
   label: string;
   instances: Target[];
+  connections: number;
 }
 
 interface SetupResult {
   setup: Setup;
   sides: Map<Workload, SideResult>;
   recorded: Map<Workload, number>;
+  /** Each round's share of the servers' CPU its instances kept busy: near 1, they had no CPU to spare. */
+  serverCpuBusy: Map<Workload, number[]>;
+  /** Each round's share of every CPU of the machine in use, by anything (PostgreSQL, the relay and wrk included). */
+  machineBusy: Map<Workload, number[]>;
 }
+
+/** The machine's CPU time so far, busy and in all, from the first line of /proc/stat. */
+function machineCpuTicks(): { busy: number; all: number } {
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy, all: busy + idle + iowait };
+}
+
+/** CPU seconds of every instance together, which all run on the one server CPU. */
+const instancesCpuSeconds = (instances: Target[]) => instances.reduce((sum, instance) => sum + serverCpuSeconds(instance), 0);
 
 /** Each setup and workload warms up once, then the rounds go round the setups, so a noisy neighbour weighs on all alike. */
 async function measureSetups(setups: Setup[], options: Options): Promise<SetupResult[]> {
@@ -106,14 +126,21 @@ async function measureSetups(setups: Setup[], options: Options): Promise<SetupRe
     setup,
     sides: new Map(DECISIONS.map((workload) => [workload, { label: setup.label, rounds: [] }])),
     recorded: new Map(DECISIONS.map((workload) => [workload, 0])),
+    serverCpuBusy: new Map(DECISIONS.map((workload) => [workload, [] as number[]])),
+    machineBusy: new Map(DECISIONS.map((workload) => [workload, [] as number[]])),
   }));
   const runOnce = async (result: SetupResult, workload: Workload, seconds: number, warmUp: boolean) => {
-    const { run, recorded } = await measureDecisions(result.setup.instances, workload, seconds, options.connections);
+    const cpuBefore = instancesCpuSeconds(result.setup.instances);
+    const machineBefore = machineCpuTicks();
+    const { run, recorded } = await measureDecisions(result.setup.instances, workload, seconds, result.setup.connections);
     const side = result.sides.get(workload) as SideResult;
     if (warmUp) {
       side.warmUp = run;
     } else {
       side.rounds.push(run);
+      result.serverCpuBusy.get(workload)?.push((instancesCpuSeconds(result.setup.instances) - cpuBefore) / seconds);
+      const machineAfter = machineCpuTicks();
+      result.machineBusy.get(workload)?.push((machineAfter.busy - machineBefore.busy) / (machineAfter.all - machineBefore.all));
     }
     result.recorded.set(workload, (result.recorded.get(workload) ?? 0) + recorded);
   };
@@ -243,16 +270,25 @@ const whole = (value: number) => Math.round(value).toLocaleString('en');
 const spreadText = ({ min, median, max }: Spread) => `${median.toFixed(2)} (rounds ${min.toFixed(2)} to ${max.toFixed(2)})`;
 const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
 
+const percent = (share: number) => `${Math.round(share * 100)}%`;
+
 function formatSetups(results: SetupResult[]): string {
-  const header = `  ${'medians over the rounds'.padEnd(52)}${'decommissions/s'.padStart(16)}${'p99 ms'.padStart(9)}${'denials/s'.padStart(11)}${'p99 ms'.padStart(9)}`;
-  const rows = results.map(({ setup, sides }) => {
-    const cells = DECISIONS.map((workload) => {
-      const side = sides.get(workload) as SideResult;
-      return silentRounds(side) > 0 ? ['n/a', 'n/a'] : [whole(medianOf(side, 'requestsPerSecond')), medianOf(side, 'p99Ms').toFixed(1)];
-    });
-    return `  ${setup.label.padEnd(52)}${cells[0][0].padStart(16)}${cells[0][1].padStart(9)}${cells[1][0].padStart(11)}${cells[1][1].padStart(9)}`;
-  });
-  return [header, ...rows].join('\n');
+  const columns = ['decommissions/s', 'p99 ms', 'CPU 0', 'all', 'denials/s', 'p99 ms', 'CPU 0', 'all'];
+  const widths = [16, 9, 7, 6, 11, 9, 7, 6];
+  const line = (label: string, cells: string[]) => `  ${label.padEnd(60)}${cells.map((cell, index) => cell.padStart(widths[index])).join('')}`;
+  const rows = results.map(({ setup, sides, serverCpuBusy, machineBusy }) =>
+    line(
+      setup.label,
+      DECISIONS.flatMap((workload) => {
+        const side = sides.get(workload) as SideResult;
+        const busy = (shares: Map<Workload, number[]>) => percent(spread(shares.get(workload) ?? []).median);
+        return silentRounds(side) > 0
+          ? ['n/a', 'n/a', 'n/a', 'n/a']
+          : [whole(medianOf(side, 'requestsPerSecond')), medianOf(side, 'p99Ms').toFixed(1), busy(serverCpuBusy), busy(machineBusy)];
+      }),
+    ),
+  );
+  return [line("medians over the rounds; busy share of the servers' CPU 0 and of all CPUs", columns), ...rows].join('\n');
 }
 
 interface TargetFigure {
@@ -264,21 +300,28 @@ interface TargetFigure {
 
 /** The issue's targets, for decommissions and denials alike; a ratio is taken round by round. */
 function targetFigures(results: SetupResult[]): TargetFigure[] {
-  const [sqlite, local, relayedOne, relayedTwo] = results;
+  const [sqlite, local, relayedOne, relayedTwo, fewClientsOne, fewClientsTwo] = results;
   const figures: TargetFigure[] = [];
   for (const workload of DECISIONS) {
     const side = (result: SetupResult) => result.sides.get(workload) as SideResult;
-    const measured = [sqlite, local, relayedOne, relayedTwo].every((result) => silentRounds(side(result)) === 0);
+    const measured = results.every((result) => silentRounds(side(result)) === 0);
     if (!measured) {
       continue;
     }
     const overSqlite = ratios(side(local).rounds, side(sqlite).rounds)?.requestsPerSecond as Spread;
     const perSecond = spread(side(relayedOne).rounds.map((round) => round.requestsPerSecond));
     const twoOverOne = ratios(side(relayedTwo).rounds, side(relayedOne).rounds)?.requestsPerSecond as Spread;
+    const fewClientsTwoOverOne = ratios(side(fewClientsTwo).rounds, side(fewClientsOne).rounds)?.requestsPerSecond as Spread;
     figures.push(
       { target: `PostgreSQL same host / SQLite >= ${TARGETS.postgresOverSqlite}`, workload: workload.name, value: overSqlite, met: overSqlite.median >= TARGETS.postgresOverSqlite },
       { target: `relayed PostgreSQL, one instance >= ${TARGETS.relayedPerSecond}/s`, workload: workload.name, value: perSecond, met: perSecond.median >= TARGETS.relayedPerSecond },
       { target: `relayed, two instances / one >= ${TARGETS.twoInstancesOverOne}`, workload: workload.name, value: twoOverOne, met: twoOverOne.median >= TARGETS.twoInstancesOverOne },
+      {
+        target: `the same, ${fewClientsOne.setup.connections} clients an instance >= ${TARGETS.twoInstancesOverOne}`,
+        workload: workload.name,
+        value: fewClientsTwoOverOne,
+        met: fewClientsTwoOverOne.median >= TARGETS.twoInstancesOverOne,
+      },
     );
   }
   return figures;
@@ -314,7 +357,7 @@ async function main(): Promise<void> {
     // Enough fresh assets for every decommission run: each answer through the relay waits at least one
     // round trip, so an instance answers at most `connections` per round trip.
     const runSeconds = options.warmUpSeconds + options.rounds * options.seconds;
-    const relayBound = Math.ceil((options.connections * 1000) / options.roundTripMs);
+    const relayBound = Math.ceil(((options.connections + options.scaleConnections) * 1000) / options.roundTripMs);
     const [sqliteUrl] = await sqliteFleet(lab.dir, { vessels: 0, assets: runSeconds * DECOMMISSIONS_PER_SECOND_BOUND + 1_000 }, ['audit-sqlite']);
     // One schema for every PostgreSQL setup, so the one chain verified at the end holds all their events.
     const postgresUrl = await lab.postgresDatabase();
@@ -338,11 +381,17 @@ async function main(): Promise<void> {
       env: { RATE_LIMIT_ENABLED: 'true', TRUST_PROXY: '1', RATE_LIMIT_DENIALS_PER_MINUTE: String(options.floodLimit) },
     });
     const relayLabel = `PostgreSQL, ${options.roundTripMs} ms relay`;
+    const { connections, scaleConnections } = options;
+    // At `connections` clients one instance can keep the servers' one CPU busy, and a second has none
+    // left to add; at `scaleConnections` neither is short of CPU, so the pair shows what the write path
+    // itself lets a second instance add.
     const setups: Setup[] = [
-      { label: 'SQLite, one instance', instances: [sqlite] },
-      { label: 'PostgreSQL on the same host, one instance', instances: [local] },
-      { label: `${relayLabel}, one instance`, instances: [first] },
-      { label: `${relayLabel}, two instances`, instances: [first, second] },
+      { label: 'SQLite, one instance', instances: [sqlite], connections },
+      { label: 'PostgreSQL on the same host, one instance', instances: [local], connections },
+      { label: `${relayLabel}, one instance`, instances: [first], connections },
+      { label: `${relayLabel}, two instances`, instances: [first, second], connections },
+      { label: `${relayLabel}, one instance, ${scaleConnections} clients`, instances: [first], connections: scaleConnections },
+      { label: `${relayLabel}, two instances, ${scaleConnections} clients each`, instances: [first, second], connections: scaleConnections },
     ];
     console.log('audited decisions');
     const results = await measureSetups(setups, options);
@@ -365,10 +414,10 @@ async function main(): Promise<void> {
     const figures = targetFigures(results);
     console.log('\ntargets (issue 18), median over the rounds');
     for (const { target, workload, value, met } of figures) {
-      console.log(`  ${target.padEnd(48)} ${workload.padEnd(36)} ${spreadText(value)}: ${verdict(met)}`);
+      console.log(`  ${target.padEnd(52)} ${workload.padEnd(36)} ${spreadText(value)}: ${verdict(met)}`);
     }
     const floodMet = flood.p99Ratio <= TARGETS.floodP99Ratio;
-    console.log(`  ${`flood p99 / no-flood p99 <= ${TARGETS.floodP99Ratio}`.padEnd(48)} ${'steady decommissions'.padEnd(36)} ${flood.p99Ratio.toFixed(2)}: ${verdict(floodMet)}`);
+    console.log(`  ${`flood p99 / no-flood p99 <= ${TARGETS.floodP99Ratio}`.padEnd(52)} ${'steady decommissions'.padEnd(36)} ${flood.p99Ratio.toFixed(2)}: ${verdict(floodMet)}`);
 
     await lab.stopServers();
     const chains = await verifyAuditChains(lab);
@@ -379,10 +428,17 @@ async function main(): Promise<void> {
     checks.push(...chains);
     record = {
       round_trip_ms: roundTrips,
-      setups: results.map(({ setup, sides, recorded }) => ({
+      setups: results.map(({ setup, sides, recorded, serverCpuBusy, machineBusy }) => ({
         label: setup.label,
         instances: setup.instances.length,
-        workloads: DECISIONS.map((workload) => ({ workload: workload.name, ...sides.get(workload), recorded: recorded.get(workload) })),
+        connections: setup.connections,
+        workloads: DECISIONS.map((workload) => ({
+          workload: workload.name,
+          ...sides.get(workload),
+          recorded: recorded.get(workload),
+          server_cpu_busy: serverCpuBusy.get(workload),
+          machine_busy: machineBusy.get(workload),
+        })),
       })),
       targets: [...figures, { target: `flood p99 / no-flood p99 <= ${TARGETS.floodP99Ratio}`, workload: 'steady decommissions', value: flood.p99Ratio, met: floodMet }],
       flood,
