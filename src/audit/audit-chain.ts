@@ -40,7 +40,7 @@ const hashedJson = (event: ChainedFields) => JSON.stringify(HASHED_FIELDS.map((f
 
 const chainHash = (json: string) => createHash('sha256').update(json).digest('hex');
 
-const leafHashAfter = (json: string, details: string | null) => leafHash(Buffer.from(`${json.slice(0, -1)},${details ?? 'null'}]`));
+const leafHashAfter = (json: string, details: string | null) => leafHash(`${json.slice(0, -1)},${details ?? 'null'}]`);
 
 /** The chain's hash: SHA-256 over the JSON array of the hashed fields. */
 export function eventHash(event: ChainedFields): string {

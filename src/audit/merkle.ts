@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The RFC 9162 (RFC 6962) Merkle tree over the events, leaf i being the event at position i + 1. Hashes
@@ -16,24 +16,25 @@ export interface StoredNode extends TreeNode {
   hash: string;
 }
 
-const sha256 = (...parts: Buffer[]) => {
-  const hash = createHash('sha256');
-  for (const part of parts) {
-    hash.update(part);
-  }
-  return hash.digest();
-};
-
-export function leafHash(leaf: Buffer): string {
-  return sha256(Buffer.from([0]), leaf).toString('base64');
+/** The leaf's bytes are its text in UTF-8, after the 0x00 that marks a leaf (itself U+0000 in UTF-8). */
+export function leafHash(leaf: string): string {
+  return hash('sha256', `\0${leaf}`, 'base64');
 }
 
+/**
+ * 0x01 and the two children's digests, decoded in place: a node hashed makes no buffer and no Hash
+ * object to collect, which the one-shot digest spares too.
+ */
+const nodeBytes = Buffer.from([1, ...new Array<number>(64).fill(0)]);
+
 export function nodeHash(left: string, right: string): string {
-  return sha256(Buffer.from([1]), Buffer.from(left, 'base64'), Buffer.from(right, 'base64')).toString('base64');
+  nodeBytes.write(left, 1, 'base64');
+  nodeBytes.write(right, 33, 'base64');
+  return hash('sha256', nodeBytes, 'base64');
 }
 
 /** The root of the empty tree: SHA-256 of nothing. */
-export const EMPTY_ROOT = sha256().toString('base64');
+export const EMPTY_ROOT = hash('sha256', '', 'base64');
 
 /**
  * The tree's right edge: the hashes of the complete subtrees that make up its `size` leaves, largest
