@@ -14,7 +14,7 @@ interface Waiting {
  * order, what the group's transactions handed it (atGroupEnd), less what those that rolled back
  * handed. If it fails, the group fails as its commit would.
  */
-export type GroupEnd<Item> = (trx: Transaction<DB>, items: Item[]) => Promise<void>;
+export type GroupEnd<Item> = (trx: Kysely<DB>, items: Item[]) => Promise<void>;
 
 interface Handed {
   end: GroupEnd<unknown>;
@@ -33,7 +33,7 @@ export async function atGroupEnd<Item>(trx: Kysely<DB>, end: GroupEnd<Item>, ite
   if (handed) {
     handed.push({ end: end as GroupEnd<unknown>, item });
   } else {
-    await end(trx as Transaction<DB>, [item]);
+    await end(trx, [item]);
   }
 }
 
