@@ -111,10 +111,12 @@ describe('chainEvents', () => {
 
   it('grows the tree from the frontier in the head, returning the subtrees the batch completed', () => {
     const first = chainEvents({ ...HEAD, event_count: 0 }, waiting.slice(0, 1));
-    const { head, nodes } = chainEvents(first.head, waiting.slice(1));
-    const all = [...first.events, ...chainEvents(first.head, waiting.slice(1)).events].map((event) => event.leaf_hash);
+    const rest = [...waiting.slice(1), waiting[0]];
+    const { head, nodes } = chainEvents(first.head, rest);
+    const all = [...first.events, ...chainEvents(first.head, rest).events].map((event) => event.leaf_hash);
     assert.equal(frontierRoot(head.frontier.split(',')), frontierRoot(appendLeaves({ size: 0, hashes: [] }, all).frontier.hashes));
-    assert.deepEqual(nodes.map(({ level, index }) => [level, index]), [[1, 0]]);
+    // Four leaves complete two pairs, which are not stored, and the subtree of all four.
+    assert.deepEqual(nodes.map(({ level, index }) => [level, index]), [[2, 0]]);
     assert.equal(frontierRoot([]), EMPTY_ROOT);
   });
 

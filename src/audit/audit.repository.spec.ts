@@ -89,12 +89,12 @@ describe('AuditRepository.append in commit groups (SQLite)', () => {
 
   it('fails every decision of a group whose tree cannot grow, and keeps none of its events', async () => {
     const before = await stored();
-    // A pair of leaves that the group's first two complete is there already: its insert fails at the group's end.
-    await db.insertInto('audit_tree_nodes').values({ level: 1, node_index: Math.floor(before.head.event_count / 2), hash: 'planted' }).execute();
-    const results = await group(['doomed-1', 'doomed-2', 'doomed-3']);
+    // One of any four leaves in a row completes the four leaves ending with it, stored already: that insert fails at the group's end.
+    await db.insertInto('audit_tree_nodes').values({ level: 2, node_index: Math.floor(before.head.event_count / 4), hash: 'planted' }).execute();
+    const results = await group(['doomed-1', 'doomed-2', 'doomed-3', 'doomed-4']);
     assert.deepEqual(
       results.map((result) => result.status),
-      ['rejected', 'rejected', 'rejected'],
+      ['rejected', 'rejected', 'rejected', 'rejected'],
     );
     await db.deleteFrom('audit_tree_nodes').where('hash', '=', 'planted').execute();
     assert.deepEqual(await stored(), before);

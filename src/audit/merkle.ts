@@ -49,7 +49,14 @@ export interface Frontier {
 export const encodeFrontier = (hashes: readonly string[]) => hashes.join(',');
 export const decodeFrontier = (text: string) => (text === '' ? [] : text.split(','));
 
-/** Appends the leaves; returns the new frontier and the complete interior subtrees that appending completed. */
+/**
+ * Subtrees of two leaves are not stored: they are half of all interior subtrees, so a third of an
+ * append's cost in SQLite's b-trees, and a proof that names one reads its two leaves instead, which the
+ * events hold anyway: one read more.
+ */
+const isStored = ({ level }: TreeNode) => level !== 1;
+
+/** Appends the leaves; returns the new frontier and the complete interior subtrees to store that appending completed. */
 export function appendLeaves(frontier: Frontier, leafHashes: readonly string[]): { frontier: Frontier; nodes: StoredNode[] } {
   const hashes = [...frontier.hashes];
   const nodes: StoredNode[] = [];
@@ -59,7 +66,10 @@ export function appendLeaves(frontier: Frontier, leafHashes: readonly string[]):
     // Each trailing one bit of the old size is a subtree of the same height as the new one on its left: merge.
     for (let level = 0; (size >> level) & 1; level++) {
       hash = nodeHash(hashes.pop() as string, hash);
-      nodes.push({ level: level + 1, index: size >> (level + 1), hash });
+      const node = { level: level + 1, index: size >> (level + 1), hash };
+      if (isStored(node)) {
+        nodes.push(node);
+      }
     }
     hashes.push(hash);
     size++;
@@ -130,17 +140,29 @@ function completeSubtrees({ start, end }: LeafRange): TreeNode[] {
   return nodes;
 }
 
-/** What a proof needs read, and how to make it from what was read: O(log n) nodes in all. */
+/** What a proof needs read, and how to make it from what was read: O(log n) stored nodes in all. */
 export interface ProofPlan {
   nodes: TreeNode[];
   hashes: (read: (node: TreeNode) => string) => string[];
 }
 
+/** The stored subtrees that make up `node`: itself, or the two leaves of a pair. */
+const storedParts = (node: TreeNode): TreeNode[] =>
+  isStored(node)
+    ? [node]
+    : [
+        { level: 0, index: 2 * node.index },
+        { level: 0, index: 2 * node.index + 1 },
+      ];
+
 function planFor(ranges: LeafRange[]): ProofPlan {
   const parts = ranges.map(completeSubtrees);
   return {
-    nodes: parts.flat(),
-    hashes: (read) => parts.map((subtrees) => subtrees.map(read).reduceRight((right, left) => nodeHash(left, right))),
+    nodes: parts.flat().flatMap(storedParts),
+    hashes: (read) => {
+      const hashOf = (node: TreeNode) => storedParts(node).map(read).reduce((left, right) => nodeHash(left, right));
+      return parts.map((subtrees) => subtrees.map(hashOf).reduceRight((right, left) => nodeHash(left, right)));
+    },
   };
 }
 
