@@ -241,7 +241,7 @@ export class AuditRepository {
       throw new Error(`the audit tree's frontier is not that of the ${size} leaves before leaf ${size}`);
     }
     const grown = appendLeaves({ size, hashes }, leaves.map((leaf) => leaf.leaf_hash));
-    // A lone leaf after an even size completes no subtree, and an INSERT needs a row.
+    // A group of few leaves may complete no subtree that is stored, and an INSERT needs a row.
     if (grown.nodes.length > 0) {
       await trx.executeQuery(this.appending.insertNodes(grown.nodes));
     }
@@ -257,7 +257,7 @@ export class AuditRepository {
     const chaining = executor
       .with('taken', (db) => db.deleteFrom('audit_pending').where('pending_id', 'in', batch.pendingIds).returning('pending_id'))
       .with('chained', (db) => db.insertInto('audit_events').values(eventValues(batch.events)).returning('id'));
-    // A batch of one event after an even size completes no subtree, and an INSERT needs a row.
+    // A batch of few events may complete no subtree that is stored, and an INSERT needs a row.
     const withTree =
       batch.nodes.length === 0 ? chaining : chaining.with('grown', (db) => db.insertInto('audit_tree_nodes').values(nodeRows(batch.nodes)).returning('level'));
     await withTree
