@@ -50,9 +50,9 @@ export const encodeFrontier = (hashes: readonly string[]) => hashes.join(',');
 export const decodeFrontier = (text: string) => (text === '' ? [] : text.split(','));
 
 /**
- * Subtrees of two leaves are not stored: they are half of all interior subtrees, so a third of an
- * append's cost in SQLite's b-trees, and a proof that names one reads its two leaves instead, which the
- * events hold anyway: one read more.
+ * Subtrees of two leaves are not stored: they are half of all interior subtrees, so appends insert half
+ * the rows, and a proof that names one reads its two leaves instead, which the events hold anyway: one
+ * read more.
  */
 const isStored = ({ level }: TreeNode) => level !== 1;
 
