@@ -45,7 +45,7 @@ async function load(db: Kysely<DB>, events: number): Promise<void> {
         details: null,
         prev_hash: '0'.repeat(64),
         hash: '0'.repeat(64),
-        leaf_hash: leafHash(Buffer.from(`bench-${index}`)),
+        leaf_hash: leafHash(`bench-${index}`),
       };
     });
     const grown = appendLeaves(tree, rows.map((row) => row.leaf_hash));

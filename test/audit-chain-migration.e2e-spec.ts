@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { Kysely, type Migration, Migrator } from 'kysely';
 import { AuditChainVerifier } from '../src/audit/audit-chain.verifier';
-import { AuditRepository } from '../src/audit/audit.repository';
+import { AuditRepository, nodeKey } from '../src/audit/audit.repository';
 import { eventLeafHash } from '../src/audit/audit-chain';
-import { nodeHash } from '../src/audit/merkle';
+import { inclusionPlan, nodeHash } from '../src/audit/merkle';
 import { loadAppConfig } from '../src/config';
 import { createDatabase, type DB, migrateToLatest } from '../src/database';
 import { currentSchema } from '../src/database';
 import * as initial from '../src/database/migrations/001-initial';
+import * as withoutPairs from '../src/database/migrations/008-audit-tree-without-pairs';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from './support/databases';
 
 /** Events as release 001 wrote them: ids with gaps (rolled-back inserts), times not always in id order. */
@@ -37,7 +38,7 @@ describeEachDatabase('migration 002-audit-chain on a database with events', (eng
     const migrator = new Migrator({ db, provider: { getMigrations: async () => release1 }, migrationTableSchema: await currentSchema(db) });
     assert.equal((await migrator.migrateToLatest()).error, undefined);
     await db.insertInto('audit_events').values(OLD_EVENTS as never).execute();
-    assert.deepEqual(await migrateToLatest(db), ['002-audit-chain', '003-vessel-counts', '004-audit-pending', '005-audit-tree', '006-audit-query-indexes', '007-decommission-requests']);
+    assert.deepEqual(await migrateToLatest(db), ['002-audit-chain', '003-vessel-counts', '004-audit-pending', '005-audit-tree', '006-audit-query-indexes', '007-decommission-requests', '008-audit-tree-without-pairs']);
     repository = new AuditRepository(db);
   });
   after(async () => {
@@ -59,7 +60,7 @@ describeEachDatabase('migration 002-audit-chain on a database with events', (eng
     assert.deepEqual(await verify(), { state: 'intact', length: 4, head_hash: events[3].hash });
   });
 
-  it('builds the Merkle tree of those events (migration 005): their leaf hashes and positions, the right edge beside the head', async () => {
+  it('builds the Merkle tree of those events (migrations 005 and 008): their leaf hashes and positions, the right edge beside the head', async () => {
     const events = await db.selectFrom('audit_events').selectAll().orderBy('id').execute();
     assert.deepEqual(
       events.map((event) => [event.leaf_index, event.leaf_hash, event.details]),
@@ -69,11 +70,32 @@ describeEachDatabase('migration 002-audit-chain on a database with events', (eng
     const head = await db.selectFrom('audit_chain_head').select('frontier').executeTakeFirstOrThrow();
     assert.equal(head.frontier, nodeHash(nodeHash(l0, l1), nodeHash(l2, l3)));
     const nodes = await db.selectFrom('audit_tree_nodes').select(['level', 'node_index', 'hash']).orderBy('level').orderBy('node_index').execute();
-    assert.deepEqual(nodes.map((node) => [node.level, Number(node.node_index), node.hash]), [
-      [1, 0, nodeHash(l0, l1)],
-      [1, 1, nodeHash(l2, l3)],
-      [2, 0, head.frontier],
-    ]);
+    assert.deepEqual(
+      nodes.map((node) => [node.level, Number(node.node_index), node.hash]),
+      [[2, 0, head.frontier]],
+      'no pair of leaves',
+    );
+  });
+
+  it('proves inclusion from the leaves where 008 dropped the pairs, and its down stores the pairs again', async () => {
+    const [l0, l1, l2, l3] = (await db.selectFrom('audit_events').select('leaf_hash').orderBy('id').execute()).map((event) => event.leaf_hash);
+    const proof = inclusionPlan(1, 4);
+    const found = await repository.findTreeNodes(proof.nodes);
+    assert.deepEqual(
+      proof.hashes((node) => found.get(nodeKey(node)) as string),
+      [l0, nodeHash(l2, l3)],
+    );
+    const pairs = () => db.selectFrom('audit_tree_nodes').select(['node_index', 'hash']).where('level', '=', 1).orderBy('node_index').execute();
+    await withoutPairs.down(db);
+    assert.deepEqual(
+      (await pairs()).map((node) => [Number(node.node_index), node.hash]),
+      [
+        [0, nodeHash(l0, l1)],
+        [1, nodeHash(l2, l3)],
+      ],
+    );
+    await withoutPairs.up(db);
+    assert.deepEqual(await pairs(), []);
   });
 
   it('keeps the recorded times, and appends after the latest of them', async () => {

@@ -40,7 +40,7 @@ const hashedJson = (event: ChainedFields) => JSON.stringify(HASHED_FIELDS.map((f
 
 const chainHash = (json: string) => createHash('sha256').update(json).digest('hex');
 
-const leafHashAfter = (json: string, details: string | null) => leafHash(Buffer.from(`${json.slice(0, -1)},${details ?? 'null'}]`));
+const leafHashAfter = (json: string, details: string | null) => leafHash(`${json.slice(0, -1)},${details ?? 'null'}]`);
 
 /** The chain's hash: SHA-256 over the JSON array of the hashed fields. */
 export function eventHash(event: ChainedFields): string {
@@ -56,14 +56,26 @@ export function eventLeafHash(event: ChainedFields): string {
   return leafHashAfter(hashedJson(event), event.details);
 }
 
+/** Where the chain ends, as chaining an event reads and moves it: the head without the tree's frontier. */
+export type ChainEnd = Pick<AuditChainHead, 'event_count' | 'last_event_id' | 'last_hash' | 'last_occurred_at'>;
+
 /** The event that follows `head`: the next position, a time that never goes back, linked to the head's hash. */
-export function nextEvent(head: AuditChainHead, fields: UnchainedEvent, now: Date): AuditEventRow {
+export function nextEvent(head: ChainEnd, fields: UnchainedEvent, now: Date): AuditEventRow {
   const clock = now.toISOString();
   const occurredAt = head.last_occurred_at !== null && head.last_occurred_at > clock ? head.last_occurred_at : clock;
   const chained: ChainedFields = { ...fields, id: head.last_event_id + 1, occurred_at: occurredAt, prev_hash: head.last_hash };
   const json = hashedJson(chained);
   return { ...chained, hash: chainHash(json), leaf_hash: leafHashAfter(json, chained.details), leaf_index: head.event_count };
 }
+
+/** The chain's end once `event`, which followed `head`, is in it. */
+export const endAfter = <Head extends ChainEnd>(head: Head, event: AuditEventRow): Head => ({
+  ...head,
+  event_count: head.event_count + 1,
+  last_event_id: event.id,
+  last_hash: event.hash,
+  last_occurred_at: event.occurred_at,
+});
 
 /**
  * A batch of waiting events, in the order given, appended after `head`; returns them, the chain's new
@@ -78,7 +90,7 @@ export function chainEvents(
   for (const { recorded_at: recordedAt, ...fields } of waiting) {
     const event = nextEvent(last, fields, new Date(recordedAt));
     events.push(event);
-    last = { ...last, event_count: last.event_count + 1, last_event_id: event.id, last_hash: event.hash, last_occurred_at: event.occurred_at };
+    last = endAfter(last, event);
   }
   const tree = appendLeaves(
     { size: head.event_count, hashes: decodeFrontier(head.frontier) },

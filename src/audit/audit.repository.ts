@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { type Compilable, type CompiledQuery, Kysely, type RawBuilder, sql } from 'kysely';
+import { type Compilable, CompiledQuery, Kysely, type RawBuilder, sql } from 'kysely';
 import { AUDIT_ACTIONS } from '../common';
-import { type AuditChainHead, type AuditEventRow, type AuditOutcome, databaseClock, type DB, precompile } from '../database';
-import { chainEvents, DECISION_FIELDS, LEAF_FIELDS, type UnchainedEvent } from './audit-chain';
+import { type AuditChainHead, type AuditEventRow, type AuditOutcome, databaseClock, type DB, type GroupEnd, atGroupEnd, precompile } from '../database';
+import { type ChainEnd, chainEvents, DECISION_FIELDS, endAfter, LEAF_FIELDS, nextEvent, type UnchainedEvent } from './audit-chain';
 import type { DecisionDetails } from './audit-entry';
-import type { StoredNode, TreeNode } from './merkle';
+import { appendLeaves, decodeFrontier, encodeFrontier, type StoredNode, type TreeNode } from './merkle';
 
 /** What the API shows of an event, in the order it shows it: the leaf's fields, then the hashes. */
 export const AUDIT_EVENT_COLUMNS = [...LEAF_FIELDS, 'hash', 'leaf_hash'] as const;
@@ -83,6 +83,9 @@ export type ChangeWithEventValues<Values> = Values & Record<string, unknown>;
 /** The row a change returned, and the place in the queue of the event written with it. */
 export type ChangedWithEvent<Row> = Row & { pending_id: number | string };
 
+/** An event's place and hash in the tree. */
+type Leaf = Pick<AuditEventRow, 'leaf_index' | 'leaf_hash'>;
+
 const nodeRows = (nodes: StoredNode[]) => nodes.map(({ level, index, hash }) => ({ level, node_index: index, hash }));
 
 /** Every column an event is stored with. */
@@ -90,6 +93,23 @@ const STORED_COLUMNS = [...AUDIT_EVENT_COLUMNS, 'leaf_index'] as const;
 
 const eventValues = (events: AuditEventRow[]) =>
   events.map((event) => Object.fromEntries(STORED_COLUMNS.map((column) => [column, event[column]])) as AuditEventRow);
+
+/**
+ * The multi-row insert of subtrees, its SQL compiled once per number of rows, its parameters each row's
+ * level, index and hash in nodeRows' column order. A commit group completes at most as many subtrees
+ * as it appends leaves plus the tree's height, so few are ever compiled.
+ */
+function nodeInsert(db: Kysely<DB>) {
+  const compiled = new Map<number, string>();
+  return (nodes: StoredNode[]) => {
+    let text = compiled.get(nodes.length);
+    if (text === undefined) {
+      text = db.insertInto('audit_tree_nodes').values(nodeRows(nodes)).compile().sql;
+      compiled.set(nodes.length, text);
+    }
+    return CompiledQuery.raw(text, nodes.flatMap(({ level, index, hash }) => [level, index, hash]));
+  };
+}
 
 /** The statements every decision and every batch runs, compiled once where their shape is fixed. */
 function appendQueries(db: Kysely<DB>) {
@@ -122,29 +142,27 @@ function appendQueries(db: Kysely<DB>) {
       .updateTable('audit_chain_head')
       .set((eb) => ({ event_count: eb.ref('event_count') }))
       .where('id', '=', 1)
-      .returningAll()
+      .returning(['event_count', 'last_event_id', 'last_hash', 'last_occurred_at'])
       .returning(databaseClock(db).as('clock'))
       .compile(),
     insertEvent: precompile((event: AuditEventRow) => db.insertInto('audit_events').values(eventValues([event])[0])),
-    insertNode: precompile(({ level, index, hash }: StoredNode) => db.insertInto('audit_tree_nodes').values({ level, node_index: index, hash })),
-    moveHead: precompile((head: AuditChainHead) =>
+    moveHead: precompile((head: ChainEnd) =>
       db
         .updateTable('audit_chain_head')
-        .set({
-          event_count: head.event_count,
-          last_event_id: head.last_event_id,
-          last_hash: head.last_hash,
-          last_occurred_at: head.last_occurred_at,
-          frontier: head.frontier,
-        })
+        .set({ event_count: head.event_count, last_event_id: head.last_event_id, last_hash: head.last_hash, last_occurred_at: head.last_occurred_at })
         .where('id', '=', 1),
     ),
+    readFrontier: db.selectFrom('audit_chain_head').select('frontier').where('id', '=', 1).compile(),
+    insertNodes: nodeInsert(db),
+    moveFrontier: precompile(({ frontier }: { frontier: string }) => db.updateTable('audit_chain_head').set({ frontier }).where('id', '=', 1)),
   };
 }
 
 @Injectable()
 export class AuditRepository {
   private readonly appending;
+  /** One function for every append, by which a group tells its appends' leaves apart from other work's items. */
+  private readonly growTreeAtGroupEnd: GroupEnd<Leaf> = (trx, leaves) => this.growTree(trx, leaves);
 
   constructor(private readonly db: Kysely<DB>) {
     this.appending = appendQueries(db);
@@ -194,22 +212,40 @@ export class AuditRepository {
 
   /**
    * Adds the event at the end of the chain at once, inside `trx`, which must hold the chain's only
-   * writer: SQLite's write lock, which a commit group holds for all its transactions.
+   * writer: SQLite's write lock, which a commit group holds for all its transactions. The tree grows by
+   * its leaf at the group's end, with those of the group's other appends that did not roll back
+   * (growTree); in a transaction of no group, at once.
    */
   async append(fields: UnchainedEvent, trx: Kysely<DB>): Promise<void> {
     const [taken] = (await trx.executeQuery(this.appending.takeHead)).rows;
     if (taken === undefined) {
       throw new Error('audit_chain_head has no row');
     }
-    const { clock, ...head } = taken;
-    const chained = chainEvents(head, [{ ...fields, recorded_at: clock }]);
-    await trx.executeQuery(this.appending.insertEvent(chained.events[0]));
-    // Half the appends complete no subtree, the others one per trailing one bit of the old size: one
-    // each on average, so one precompiled row at a time costs less than building a multi-row insert.
-    for (const node of chained.nodes) {
-      await trx.executeQuery(this.appending.insertNode(node));
+    const { clock, ...end } = taken;
+    const event = nextEvent(end, fields, new Date(clock));
+    await trx.executeQuery(this.appending.insertEvent(event));
+    await trx.executeQuery(this.appending.moveHead(endAfter(end, event)));
+    await atGroupEnd(trx, this.growTreeAtGroupEnd, { leaf_index: event.leaf_index, leaf_hash: event.leaf_hash });
+  }
+
+  /**
+   * Appends a commit group's leaves, in chain order, to the tree: the frontier read and written once,
+   * the subtrees they complete inserted in one statement. Run last in the group, inside its transaction.
+   */
+  async growTree(trx: Kysely<DB>, leaves: Leaf[]): Promise<void> {
+    const [{ frontier }] = (await trx.executeQuery(this.appending.readFrontier)).rows;
+    const size = leaves[0].leaf_index;
+    const hashes = decodeFrontier(frontier);
+    // A frontier holds one subtree a bit set in its size: one of another size would grow a wrong tree, which must not commit.
+    if (hashes.length !== size.toString(2).replaceAll('0', '').length) {
+      throw new Error(`the audit tree's frontier is not that of the ${size} leaves before leaf ${size}`);
     }
-    await trx.executeQuery(this.appending.moveHead(chained.head));
+    const grown = appendLeaves({ size, hashes }, leaves.map((leaf) => leaf.leaf_hash));
+    // A group of few leaves may complete no subtree that is stored, and an INSERT needs a row.
+    if (grown.nodes.length > 0) {
+      await trx.executeQuery(this.appending.insertNodes(grown.nodes));
+    }
+    await trx.executeQuery(this.appending.moveFrontier({ frontier: encodeFrontier(grown.frontier.hashes) }));
   }
 
   /**
@@ -221,7 +257,7 @@ export class AuditRepository {
     const chaining = executor
       .with('taken', (db) => db.deleteFrom('audit_pending').where('pending_id', 'in', batch.pendingIds).returning('pending_id'))
       .with('chained', (db) => db.insertInto('audit_events').values(eventValues(batch.events)).returning('id'));
-    // A batch of one event after an even size completes no subtree, and an INSERT needs a row.
+    // A batch of few events may complete no subtree that is stored, and an INSERT needs a row.
     const withTree =
       batch.nodes.length === 0 ? chaining : chaining.with('grown', (db) => db.insertInto('audit_tree_nodes').values(nodeRows(batch.nodes)).returning('level'));
     await withTree

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The RFC 9162 (RFC 6962) Merkle tree over the events, leaf i being the event at position i + 1. Hashes
@@ -16,24 +16,25 @@ export interface StoredNode extends TreeNode {
   hash: string;
 }
 
-const sha256 = (...parts: Buffer[]) => {
-  const hash = createHash('sha256');
-  for (const part of parts) {
-    hash.update(part);
-  }
-  return hash.digest();
-};
-
-export function leafHash(leaf: Buffer): string {
-  return sha256(Buffer.from([0]), leaf).toString('base64');
+/** The leaf's bytes are its text in UTF-8, after the 0x00 that marks a leaf (itself U+0000 in UTF-8). */
+export function leafHash(leaf: string): string {
+  return hash('sha256', `\0${leaf}`, 'base64');
 }
 
+/**
+ * 0x01 and the two children's digests, decoded in place: a node hashed makes no buffer and no Hash
+ * object to collect, which the one-shot digest spares too.
+ */
+const nodeBytes = Buffer.from([1, ...new Array<number>(64).fill(0)]);
+
 export function nodeHash(left: string, right: string): string {
-  return sha256(Buffer.from([1]), Buffer.from(left, 'base64'), Buffer.from(right, 'base64')).toString('base64');
+  nodeBytes.write(left, 1, 'base64');
+  nodeBytes.write(right, 33, 'base64');
+  return hash('sha256', nodeBytes, 'base64');
 }
 
 /** The root of the empty tree: SHA-256 of nothing. */
-export const EMPTY_ROOT = sha256().toString('base64');
+export const EMPTY_ROOT = hash('sha256', '', 'base64');
 
 /**
  * The tree's right edge: the hashes of the complete subtrees that make up its `size` leaves, largest
@@ -48,7 +49,14 @@ export interface Frontier {
 export const encodeFrontier = (hashes: readonly string[]) => hashes.join(',');
 export const decodeFrontier = (text: string) => (text === '' ? [] : text.split(','));
 
-/** Appends the leaves; returns the new frontier and the complete interior subtrees that appending completed. */
+/**
+ * Subtrees of two leaves are not stored: they are half of all interior subtrees, so appends insert half
+ * the rows, and a proof that names one reads its two leaves instead, which the events hold anyway: one
+ * read more.
+ */
+const isStored = ({ level }: TreeNode) => level !== 1;
+
+/** Appends the leaves; returns the new frontier and the complete interior subtrees to store that appending completed. */
 export function appendLeaves(frontier: Frontier, leafHashes: readonly string[]): { frontier: Frontier; nodes: StoredNode[] } {
   const hashes = [...frontier.hashes];
   const nodes: StoredNode[] = [];
@@ -58,7 +66,10 @@ export function appendLeaves(frontier: Frontier, leafHashes: readonly string[]):
     // Each trailing one bit of the old size is a subtree of the same height as the new one on its left: merge.
     for (let level = 0; (size >> level) & 1; level++) {
       hash = nodeHash(hashes.pop() as string, hash);
-      nodes.push({ level: level + 1, index: size >> (level + 1), hash });
+      const node = { level: level + 1, index: size >> (level + 1), hash };
+      if (isStored(node)) {
+        nodes.push(node);
+      }
     }
     hashes.push(hash);
     size++;
@@ -129,17 +140,29 @@ function completeSubtrees({ start, end }: LeafRange): TreeNode[] {
   return nodes;
 }
 
-/** What a proof needs read, and how to make it from what was read: O(log n) nodes in all. */
+/** What a proof needs read, and how to make it from what was read: O(log n) stored nodes in all. */
 export interface ProofPlan {
   nodes: TreeNode[];
   hashes: (read: (node: TreeNode) => string) => string[];
 }
 
+/** The stored subtrees that make up `node`: itself, or the two leaves of a pair. */
+const storedParts = (node: TreeNode): TreeNode[] =>
+  isStored(node)
+    ? [node]
+    : [
+        { level: 0, index: 2 * node.index },
+        { level: 0, index: 2 * node.index + 1 },
+      ];
+
 function planFor(ranges: LeafRange[]): ProofPlan {
   const parts = ranges.map(completeSubtrees);
   return {
-    nodes: parts.flat(),
-    hashes: (read) => parts.map((subtrees) => subtrees.map(read).reduceRight((right, left) => nodeHash(left, right))),
+    nodes: parts.flat().flatMap(storedParts),
+    hashes: (read) => {
+      const hashOf = (node: TreeNode) => storedParts(node).map(read).reduce((left, right) => nodeHash(left, right));
+      return parts.map((subtrees) => subtrees.map(hashOf).reduceRight((right, left) => nodeHash(left, right)));
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { CommitGroup } from './commit-group';
+import { atGroupEnd, CommitGroup, type GroupEnd } from './commit-group';
 import type { DB } from './database.types';
 
 interface Recorded {
@@ -75,5 +75,70 @@ describe('CommitGroup', () => {
     assert.equal(statements.filter((text) => text === 'commit').length, 3);
     assert.deepEqual(await names(), ['a', 'b', 'c', 'd', 'e']);
     await db.destroy();
+  });
+
+  describe('atGroupEnd', () => {
+    /** A group end that records what each call was given and inserts a row naming it. */
+    function recordingEnd(): { end: GroupEnd<string>; calls: string[][] } {
+      const calls: string[][] = [];
+      const end: GroupEnd<string> = async (trx, items) => {
+        calls.push(items);
+        await insert(`end:${items.join('+')}`)(trx);
+      };
+      return { end, calls };
+    }
+
+    const handing = (name: string, end: GroupEnd<string>, fail = false) => async (trx: Kysely<DB>) => {
+      await insert(name)(trx);
+      await atGroupEnd(trx, end, name);
+      if (fail) {
+        throw new Error(`${name} refused`);
+      }
+      return name;
+    };
+
+    it("runs each end once a group, last, with the items of the group's transactions in order, less those that rolled back", async () => {
+      const { db, statements, names } = recordedDatabase();
+      const sut = new CommitGroup(db);
+      const [first, second] = [recordingEnd(), recordingEnd()];
+      const results = await Promise.allSettled([
+        sut.run(handing('a', first.end)),
+        sut.run(handing('b', first.end, true)),
+        sut.run(handing('c', second.end)),
+        sut.run(handing('d', first.end)),
+      ]);
+      assert.deepEqual(
+        results.map((result) => result.status),
+        ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+      );
+      assert.deepEqual([first.calls, second.calls], [[['a', 'd']], [['c']]]);
+      assert.deepEqual(await names(), ['a', 'c', 'd', 'end:a+d', 'end:c']);
+      const afterTheLastSavepoint = statements.slice(statements.lastIndexOf('release work'));
+      assert.equal(afterTheLastSavepoint.filter((text) => text.startsWith('insert into t')).length, 2, 'the ends run after the last savepoint');
+      assert.equal(statements.filter((text) => text === 'commit').length, 1);
+      await db.destroy();
+    });
+
+    it('fails every transaction of the group, keeping none of their writes, when an end fails', async () => {
+      const { db, names } = recordedDatabase();
+      const sut = new CommitGroup(db);
+      const failing: GroupEnd<string> = () => Promise.reject(new Error('the end failed'));
+      const results = await Promise.allSettled([sut.run(handing('a', failing)), sut.run(insert('b'))]);
+      assert.deepEqual(
+        results.map((result) => (result.status === 'rejected' ? (result.reason as Error).message : result.value)),
+        ['the end failed', 'the end failed'],
+      );
+      assert.deepEqual(await names(), []);
+      await db.destroy();
+    });
+
+    it('runs the end at once, with the one item, in a transaction that is not a commit group\'s', async () => {
+      const { db, names } = recordedDatabase();
+      const { end, calls } = recordingEnd();
+      await db.transaction().execute((trx) => handing('a', end)(trx));
+      assert.deepEqual(calls, [['a']]);
+      assert.deepEqual(await names(), ['a', 'end:a']);
+      await db.destroy();
+    });
   });
 });

@@ -9,6 +9,47 @@ interface Waiting {
   settle: (outcome: { value: unknown } | { error: unknown }) => void;
 }
 
+/**
+ * Work a commit group does once for all its transactions, last before its commit: it is given, in
+ * order, what the group's transactions handed it (atGroupEnd), less what those that rolled back
+ * handed. If it fails, the group fails as its commit would.
+ */
+export type GroupEnd<Item> = (trx: Kysely<DB>, items: Item[]) => Promise<void>;
+
+interface Handed {
+  end: GroupEnd<unknown>;
+  item: unknown;
+}
+
+/** What the transactions of each open group have handed to its ends, by the group's transaction. */
+const handedIn = new WeakMap<Kysely<DB>, Handed[]>();
+
+/**
+ * Hands `item` to `end`, which the commit group whose transaction `trx` is runs before it commits; in
+ * any other transaction, `end` runs at once with `item` alone.
+ */
+export async function atGroupEnd<Item>(trx: Kysely<DB>, end: GroupEnd<Item>, item: Item): Promise<void> {
+  const handed = handedIn.get(trx);
+  if (handed) {
+    handed.push({ end: end as GroupEnd<unknown>, item });
+  } else {
+    await end(trx, [item]);
+  }
+}
+
+function itemsByEnd(handed: Handed[]): Map<GroupEnd<unknown>, unknown[]> {
+  const byEnd = new Map<GroupEnd<unknown>, unknown[]>();
+  for (const { end, item } of handed) {
+    const items = byEnd.get(end);
+    if (items) {
+      items.push(item);
+    } else {
+      byEnd.set(end, [item]);
+    }
+  }
+  return byEnd;
+}
+
 /** Bounds how long one group holds SQLite's write lock, which other processes on the file wait for. */
 export const MAX_GROUP_SIZE = 64;
 /** Each transaction's savepoint, as raw statements: Kysely's savepoint API builds and compiles them anew each time. */
@@ -23,7 +64,8 @@ const SAVEPOINT = {
  * statements, and the one connection serves one transaction at a time anyway. So the transactions
  * asked for in one turn of the event loop run in one database transaction, each in a savepoint of its
  * own: one that fails rolls back only its own writes and gets its own error. None is answered before
- * the shared commit is on disk; if that commit fails, every one of them fails with it.
+ * the shared commit is on disk; if that commit fails, every one of them fails with it. Work that costs
+ * less done once for them all (a group's end) runs last, in the same transaction.
  */
 export class CommitGroup {
   private waiting: Waiting[] = [];
@@ -54,18 +96,25 @@ export class CommitGroup {
     const outcomes: ({ value: unknown } | { error: unknown })[] = [];
     try {
       const trx = await this.db.startTransaction().execute();
+      const handed: Handed[] = [];
+      handedIn.set(trx, handed);
       try {
         for (const { work } of group) {
           await trx.executeQuery(SAVEPOINT.set);
+          const handedBefore = handed.length;
           let outcome: { value: unknown } | { error: unknown };
           try {
             outcome = { value: await work(trx) };
           } catch (error) {
             outcome = { error };
+            handed.length = handedBefore;
             await trx.executeQuery(SAVEPOINT.rollBackTo);
           }
           await trx.executeQuery(SAVEPOINT.release);
           outcomes.push(outcome);
+        }
+        for (const [end, items] of itemsByEnd(handed)) {
+          await end(trx, items);
         }
         await trx.commit().execute();
       } catch (error) {

@@ -2,6 +2,7 @@ export { DatabaseModule } from './database.module';
 export { DatabaseHealth } from './database-health';
 export { DatabaseClockCheck } from './database-clock';
 export { TransactionRunner } from './transaction-runner';
+export { type GroupEnd, atGroupEnd } from './commit-group';
 export { DedicatedSession } from './dedicated-session';
 export { createDatabase, describeLocation } from './create-database';
 export { isDatabaseUnavailable } from './database-errors';

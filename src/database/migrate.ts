@@ -7,6 +7,7 @@ import * as auditPending from './migrations/004-audit-pending';
 import * as auditTree from './migrations/005-audit-tree';
 import * as auditQueryIndexes from './migrations/006-audit-query-indexes';
 import * as decommissionRequests from './migrations/007-decommission-requests';
+import * as auditTreeWithoutPairs from './migrations/008-audit-tree-without-pairs';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-audit-tree': auditTree,
   '006-audit-query-indexes': auditQueryIndexes,
   '007-decommission-requests': decommissionRequests,
+  '008-audit-tree-without-pairs': auditTreeWithoutPairs,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {
