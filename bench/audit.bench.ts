@@ -106,16 +106,22 @@ interface SetupResult {
   recorded: Map<Workload, number>;
   /** Each round's share of the servers' CPU its instances kept busy: near 1, they had no CPU to spare. */
   serverCpuBusy: Map<Workload, number[]>;
-  /** Each round's share of every CPU of the machine in use, by anything (PostgreSQL, the relay and wrk included). */
-  machineBusy: Map<Workload, number[]>;
+  /** Each round's busy share of each CPU, by anything: the servers' and PostgreSQL's on CPU 0, wrk's, this driver's, its relay's and PostgreSQL's on CPU 1. */
+  cpuBusy: Map<Workload, [number, number][]>;
 }
 
-/** The machine's CPU time so far, busy and in all, from the first line of /proc/stat. */
-function machineCpuTicks(): { busy: number; all: number } {
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+/** A CPU's time so far, busy and in all, from its line of /proc/stat. */
+function cpuTicks(cpu: number): { busy: number; all: number } {
+  const line = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith(`cpu${cpu} `)) as string;
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
   const busy = user + nice + system + irq + softirq + steal;
   return { busy, all: busy + idle + iowait };
 }
+
+/** Each CPU's busy share between two readings of cpuTicks. */
+const busyShare = (before: { busy: number; all: number }, after: { busy: number; all: number }) => (after.busy - before.busy) / (after.all - before.all);
 
 /** CPU seconds of every instance together, which all run on the one server CPU. */
 const instancesCpuSeconds = (instances: Target[]) => instances.reduce((sum, instance) => sum + serverCpuSeconds(instance), 0);
@@ -127,11 +133,11 @@ async function measureSetups(setups: Setup[], options: Options): Promise<SetupRe
     sides: new Map(DECISIONS.map((workload) => [workload, { label: setup.label, rounds: [] }])),
     recorded: new Map(DECISIONS.map((workload) => [workload, 0])),
     serverCpuBusy: new Map(DECISIONS.map((workload) => [workload, [] as number[]])),
-    machineBusy: new Map(DECISIONS.map((workload) => [workload, [] as number[]])),
+    cpuBusy: new Map(DECISIONS.map((workload) => [workload, [] as [number, number][]])),
   }));
   const runOnce = async (result: SetupResult, workload: Workload, seconds: number, warmUp: boolean) => {
     const cpuBefore = instancesCpuSeconds(result.setup.instances);
-    const machineBefore = machineCpuTicks();
+    const cpusBefore = [cpuTicks(SERVER_CPU), cpuTicks(CLIENT_CPU)];
     const { run, recorded } = await measureDecisions(result.setup.instances, workload, seconds, result.setup.connections);
     const side = result.sides.get(workload) as SideResult;
     if (warmUp) {
@@ -139,8 +145,7 @@ async function measureSetups(setups: Setup[], options: Options): Promise<SetupRe
     } else {
       side.rounds.push(run);
       result.serverCpuBusy.get(workload)?.push((instancesCpuSeconds(result.setup.instances) - cpuBefore) / seconds);
-      const machineAfter = machineCpuTicks();
-      result.machineBusy.get(workload)?.push((machineAfter.busy - machineBefore.busy) / (machineAfter.all - machineBefore.all));
+      result.cpuBusy.get(workload)?.push([busyShare(cpusBefore[0], cpuTicks(SERVER_CPU)), busyShare(cpusBefore[1], cpuTicks(CLIENT_CPU))]);
     }
     result.recorded.set(workload, (result.recorded.get(workload) ?? 0) + recorded);
   };
@@ -273,22 +278,29 @@ const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
 const percent = (share: number) => `${Math.round(share * 100)}%`;
 
 function formatSetups(results: SetupResult[]): string {
-  const columns = ['decommissions/s', 'p99 ms', 'CPU 0', 'all', 'denials/s', 'p99 ms', 'CPU 0', 'all'];
-  const widths = [16, 9, 7, 6, 11, 9, 7, 6];
+  const columns = ['decommissions/s', 'p99 ms', 'servers', 'CPU 0', 'CPU 1', 'denials/s', 'p99 ms', 'servers', 'CPU 0', 'CPU 1'];
+  const widths = [16, 9, 9, 7, 7, 11, 9, 9, 7, 7];
   const line = (label: string, cells: string[]) => `  ${label.padEnd(60)}${cells.map((cell, index) => cell.padStart(widths[index])).join('')}`;
-  const rows = results.map(({ setup, sides, serverCpuBusy, machineBusy }) =>
+  const rows = results.map(({ setup, sides, serverCpuBusy, cpuBusy }) =>
     line(
       setup.label,
       DECISIONS.flatMap((workload) => {
         const side = sides.get(workload) as SideResult;
-        const busy = (shares: Map<Workload, number[]>) => percent(spread(shares.get(workload) ?? []).median);
+        const median = (shares: number[]) => percent(spread(shares).median);
+        const cpus = cpuBusy.get(workload) ?? [];
         return silentRounds(side) > 0
-          ? ['n/a', 'n/a', 'n/a', 'n/a']
-          : [whole(medianOf(side, 'requestsPerSecond')), medianOf(side, 'p99Ms').toFixed(1), busy(serverCpuBusy), busy(machineBusy)];
+          ? ['n/a', 'n/a', 'n/a', 'n/a', 'n/a']
+          : [
+              whole(medianOf(side, 'requestsPerSecond')),
+              medianOf(side, 'p99Ms').toFixed(1),
+              median(serverCpuBusy.get(workload) ?? []),
+              median(cpus.map(([server]) => server)),
+              median(cpus.map(([, client]) => client)),
+            ];
       }),
     ),
   );
-  return [line("medians over the rounds; busy share of the servers' CPU 0 and of all CPUs", columns), ...rows].join('\n');
+  return [line(`medians; busy shares: of CPU ${SERVER_CPU} by the servers, of each CPU by anything`, columns), ...rows].join('\n');
 }
 
 interface TargetFigure {
@@ -428,7 +440,7 @@ async function main(): Promise<void> {
     checks.push(...chains);
     record = {
       round_trip_ms: roundTrips,
-      setups: results.map(({ setup, sides, recorded, serverCpuBusy, machineBusy }) => ({
+      setups: results.map(({ setup, sides, recorded, serverCpuBusy, cpuBusy }) => ({
         label: setup.label,
         instances: setup.instances.length,
         connections: setup.connections,
@@ -437,7 +449,7 @@ async function main(): Promise<void> {
           ...sides.get(workload),
           recorded: recorded.get(workload),
           server_cpu_busy: serverCpuBusy.get(workload),
-          machine_busy: machineBusy.get(workload),
+          cpu_busy: cpuBusy.get(workload),
         })),
       })),
       targets: [...figures, { target: `flood p99 / no-flood p99 <= ${TARGETS.floodP99Ratio}`, workload: 'steady decommissions', value: flood.p99Ratio, met: floodMet }],
