@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Compilable, Kysely } from 'kysely';
-import { Span } from 'nestjs-otel';
+import { Span } from '../common';
 import {
   AUDIT_ACTIONS,
   type Denial,

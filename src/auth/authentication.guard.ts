@@ -1,8 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { Span } from 'nestjs-otel';
-import { AUDIT_ACTIONS, UnauthenticatedError } from '../common';
+import { AUDIT_ACTIONS, UnauthenticatedError, Span } from '../common';
 import { routeMetadata } from '../http';
 import { IS_PUBLIC } from './auth.decorators';
 import { TokenRejectedError, TokenService } from './token.service';

@@ -1,8 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { Span } from 'nestjs-otel';
-import { UnauthenticatedError } from '../common';
+import { UnauthenticatedError, Span } from '../common';
 import { routeMetadata } from '../http';
 import { CLEARANCE_REQUIREMENT, ClearanceRequirement, clearanceDenial } from './auth.decorators';
 

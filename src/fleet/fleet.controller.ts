@@ -49,16 +49,16 @@ export class FleetController {
       throw new ValidationFailedError(`If-None-Match must be at most ${IF_NONE_MATCH_MAX_LENGTH} characters`);
     }
     const listing = await this.fleet.openListing(query);
-    res.set({ ETag: listing.etag, 'Cache-Control': REVALIDATE_ON_EVERY_USE });
+    res.setHeader('ETag', listing.etag);
+    res.setHeader('Cache-Control', REVALIDATE_ON_EVERY_USE);
     if (ifNoneMatchIncludes(ifNoneMatch, listing.etag)) {
       res.status(HttpStatus.NOT_MODIFIED).end();
       return;
     }
     const body = await listing.body();
-    // Ready JSON whose freshness is settled above: res.send would look up the type, copy the body into
-    // a Buffer to measure it and check freshness again.
+    // Ready JSON whose freshness is settled above: res.send would look up the type and check freshness again.
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.setHeader('Content-Length', body.length);
     res.end(body);
   }
 }

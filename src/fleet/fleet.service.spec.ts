@@ -51,7 +51,7 @@ function assertShape(value: unknown, shape: unknown, path: string): void {
 describe('FleetService', () => {
   let db: Kysely<DB>;
   let sut: FleetService;
-  const listVessels = async (query: Record<string, unknown> = {}) => JSON.parse(await (await sut.openListing(listQuery(query))).body()).data;
+  const listVessels = async (query: Record<string, unknown> = {}) => JSON.parse((await (await sut.openListing(listQuery(query))).body()).toString()).data;
 
   before(async () => {
     db = createDatabase({ dialect: 'sqlite', path: ':memory:' });
@@ -130,7 +130,7 @@ describe('FleetService', () => {
     it('builds every kind of page in the shape BODY_SHAPE records', async () => {
       const queries = [{}, { limit: '100' }, { sector: 'Core Worlds' }, { after: SORTED_IDS[3], limit: '2' }, { after: SORTED_IDS[TOTAL - 1] }, { page: '9' }];
       for (const query of queries) {
-        assertShape(JSON.parse(await (await sut.openListing(listQuery(query))).body()), BODY_SHAPE, `the body for ${JSON.stringify(query)}`);
+        assertShape(JSON.parse((await (await sut.openListing(listQuery(query))).body()).toString()), BODY_SHAPE, `the body for ${JSON.stringify(query)}`);
       }
     });
 

@@ -5,8 +5,9 @@ import type { ListVesselsQueryDto, VesselListResponseDto, VesselPageDto } from '
 import { FleetRepository, type PageStart } from './fleet.repository';
 
 /**
- * Built pages kept for reuse: at 100 vessels a page, about 25 KB each. Kept as their JSON text, which no
- * request can change: a cached object would be shared by every request that hits it.
+ * Built pages kept for reuse: at 100 vessels a page, about 25 KB each. Kept as their JSON encoded in
+ * UTF-8, which the socket takes as it is: a cached object would be shared by every request that hits
+ * it, and cached text would be encoded again for each answer.
  */
 const CACHED_PAGES = 500;
 /**
@@ -30,12 +31,19 @@ export interface VesselListing {
   /** Names this page of this version of the data, on every instance. */
   etag: string;
   /** The JSON body, built only when asked for, and only once per version and query on this instance. */
-  body: () => Promise<string>;
+  body: () => Promise<Buffer>;
+}
+
+/** A page of one version of the data, as this instance answered it: its tag, and its body once built. */
+interface BuiltPage {
+  etag: string;
+  body?: Buffer;
 }
 
 @Injectable()
 export class FleetService {
-  private readonly builtPages = new LruCache<string, string>(CACHED_PAGES);
+  /** By the page's data version, sector, size and position: what its entity tag is a digest of. */
+  private readonly builtPages = new LruCache<string, BuiltPage>(CACHED_PAGES);
 
   constructor(private readonly fleet: FleetRepository) {}
 
@@ -47,19 +55,20 @@ export class FleetService {
   async openListing(query: ListVesselsQueryDto): Promise<VesselListing> {
     const { version, total } = await this.fleet.readState(query.sector);
     const position = query.after === undefined ? { page: pageNumber(query) } : { after: query.after };
-    const etag = strongEntityTag(BODY_SHAPE_TAG, version, query.sector ?? null, query.limit, position);
-    return { etag, body: () => this.pageBody(etag, query, total) };
+    const identity = [version, query.sector ?? null, query.limit, position];
+    const key = JSON.stringify(identity);
+    let page = this.builtPages.get(key);
+    if (page === undefined) {
+      page = { etag: strongEntityTag(BODY_SHAPE_TAG, ...identity) };
+      this.builtPages.set(key, page);
+    }
+    const built = page;
+    return { etag: built.etag, body: async () => (built.body ??= await this.buildBody(query, total)) };
   }
 
-  private async pageBody(etag: string, query: ListVesselsQueryDto, total: number): Promise<string> {
-    const cached = this.builtPages.get(etag);
-    if (cached !== undefined) {
-      return cached;
-    }
+  private async buildBody(query: ListVesselsQueryDto, total: number): Promise<Buffer> {
     const response: VesselListResponseDto = { status: 'success', data: await this.listVessels(query, total) };
-    const body = JSON.stringify(response);
-    this.builtPages.set(etag, body);
-    return body;
+    return Buffer.from(JSON.stringify(response));
   }
 
   private async listVessels(query: ListVesselsQueryDto, total: number): Promise<VesselPageDto> {

@@ -1,7 +1,6 @@
 import { CanActivate, ExecutionContext, HttpException, Injectable } from '@nestjs/common';
 import { json, type NextFunction, type Request, type Response } from 'express';
-import { Span } from 'nestjs-otel';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../common';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError, Span } from '../common';
 
 /** The only media type a request body may have; the JSON parser reads nothing else. */
 export const JSON_MEDIA_TYPE = 'application/json';

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { AppLogger, wantsJsonLogs } from './app-logger';
 
@@ -8,15 +10,19 @@ describe('AppLogger', () => {
   beforeEach(() => {
     written = [];
     for (const stream of ['stdout', 'stderr'] as const) {
-      mock.method(process[stream], 'write', (text: string) => written.push({ stream, text }) > 0);
+      // The test runner's own reports, in Buffers, pass by.
+      const write = process[stream].write.bind(process[stream]) as (chunk: unknown) => boolean;
+      mock.method(process[stream], 'write', (chunk: unknown) => (typeof chunk === 'string' ? written.push({ stream, text: chunk }) > 0 : write(chunk)));
     }
   });
   afterEach(() => mock.restoreAll());
 
   const parsed = () => written.map(({ text }) => JSON.parse(text) as Record<string, unknown>);
+  const endOfTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-  it('writes one JSON line with a UTC time, the LOG_LEVEL name of the level and the fields passed at the top level', () => {
+  it('writes one JSON line with a UTC time, the LOG_LEVEL name of the level and the fields passed at the top level', async () => {
     new AppLogger({ level: 'info', json: true }).log('request completed', { request_id: 'r-1', status: 200 }, 'HTTP');
+    await endOfTurn();
     assert.equal(written.length, 1);
     assert.match(written[0].text, /^\{.*\}\n$/);
     const [line] = parsed();
@@ -41,6 +47,26 @@ describe('AppLogger', () => {
     const [fast, general] = written.map(({ text }) => text.replace(/"time":"[^"]+"/, ''));
     assert.equal(fast, general);
     assert.equal(parsed()[0].level, 'info');
+  });
+
+  it("writes the access lines of one turn of the event loop in one write at its end, before any other line", async () => {
+    const logger = new AppLogger({ level: 'info', json: true });
+    logger.log('request completed', { request_id: 'r-1' }, 'HTTP');
+    logger.log('request completed', { request_id: 'r-2' }, 'HTTP');
+    assert.equal(written.length, 0);
+    await endOfTurn();
+    assert.deepEqual(written.map(({ text }) => text.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { request_id: string }).request_id)), [['r-1', 'r-2']]);
+
+    written = [];
+    logger.log('request completed', { request_id: 'r-3' }, 'HTTP');
+    logger.warn('slow consumer');
+    assert.deepEqual(parsed().map(({ msg }) => msg), ['request completed', 'slow consumer']);
+  });
+
+  it('writes the access lines still waiting when the process exits', () => {
+    const script = `new (require(${JSON.stringify(join(__dirname, 'app-logger'))}).AppLogger)({ level: 'info', json: true }).log('request completed', { request_id: 'r-1' }, 'HTTP'); process.exit(0);`;
+    const stdout = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    assert.equal((JSON.parse(stdout) as { request_id: string }).request_id, 'r-1');
   });
 
   it("writes Nest's module and route wiring at debug, not info", () => {

@@ -34,6 +34,30 @@ function isFlat(fields: unknown): fields is FlatFields {
   return true;
 }
 
+/**
+ * Access lines of this turn of the event loop, written together when it ends: under load a turn answers
+ * many requests, and one write for all of them costs what one line's did. Anything else written to stdout
+ * writes them first, and so does the process's exit, so no line is reordered or lost to `process.exit`.
+ */
+let pendingLines = '';
+
+function flushPendingLines(): void {
+  if (pendingLines !== '') {
+    const lines = pendingLines;
+    pendingLines = '';
+    process.stdout.write(lines);
+  }
+}
+
+function writeAtEndOfTurn(line: string): void {
+  if (pendingLines === '') {
+    setImmediate(flushPendingLines);
+  }
+  pendingLines += line;
+}
+
+process.on('exit', flushPendingLines);
+
 export interface AppLoggerOptions {
   level: LogLevelName;
   /** One JSON object a line; otherwise Nest's coloured text, for a developer's terminal. */
@@ -48,7 +72,8 @@ export function wantsJsonLogs(production: boolean, stream: { isTTY?: boolean } =
 /**
  * Nest's console logger, whose JSON lines carry a UTC `time`, the level by its LOG_LEVEL name and the
  * structured fields a caller passes (`logger.log('request completed', { request_id, ... })`) at the top level.
- * It writes synchronously (to files, terminals and pipes), so the lines logged just before `process.exit` are not lost.
+ * It writes synchronously (to files, terminals and pipes), so the lines logged just before `process.exit`
+ * are not lost; access lines at the end of the event loop's turn (writeAtEndOfTurn).
  */
 export class AppLogger extends ConsoleLogger {
   private readonly json: boolean;
@@ -90,12 +115,13 @@ export class AppLogger extends ConsoleLogger {
         line[key] = fields[key];
       }
     }
-    process.stdout.write(`${JSON.stringify(line)}\n`);
+    writeAtEndOfTurn(`${JSON.stringify(line)}\n`);
   }
 
   protected override printAsJson(message: unknown, options: Parameters<ConsoleLogger['printAsJson']>[1]): void {
     const { level, timestamp, message: msg, ...fields } = this.getJsonLogObject(message, options);
     const line = this.stringifyJsonLogObject({ time: new Date(timestamp).toISOString(), level: LEVEL_NAMES[level], msg, ...fields });
+    flushPendingLines();
     process[options.writeStreamType ?? 'stdout'].write(`${line}\n`);
   }
 }

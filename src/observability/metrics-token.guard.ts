@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
-import { Span } from 'nestjs-otel';
-import { AUDIT_ACTIONS, UnauthenticatedError } from '../common';
+import { AUDIT_ACTIONS, UnauthenticatedError, Span } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 
 const BEARER = /^Bearer +(\S+)$/i;

@@ -1,8 +1,7 @@
 import { isIP } from 'node:net';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { Span } from 'nestjs-otel';
-import { ValidationFailedError } from '../common';
+import { ValidationFailedError, Span } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 
 /**

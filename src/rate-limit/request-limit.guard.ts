@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerGuard } from '@nestjs/throttler';
-import { Span } from 'nestjs-otel';
+import { Span } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 
 /**
