@@ -1,6 +1,6 @@
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
-import type { DenialReason } from '../common';
+import { type DenialReason, LruCache } from '../common';
 import type { JwtConfig, TokenConfig } from '../config';
 import { type JwksHealth, JwksKeySet } from './jwks-key-set';
 import { resolveJwtSecret } from './jwt-secret';
@@ -33,18 +33,33 @@ function isNumericDate(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
-function protectedHeader(token: string): Record<string, unknown> {
-  const parts = token.split('.');
+function parseHeader(encoded: string): Record<string, unknown> {
   let header: unknown;
   try {
-    header = parts.length === 3 ? JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) : undefined;
+    header = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
   } catch {
     // reported below
   }
   if (typeof header !== 'object' || header === null || Array.isArray(header)) {
     throw invalid('not a JWS compact serialisation with a JSON object header');
   }
-  return header as Record<string, unknown>;
+  return Object.freeze(header as Record<string, unknown>);
+}
+
+/** Headers parsed, by their encoded text: every token of one issuer and key carries the same header. */
+const parsedHeaders = new LruCache<string, Record<string, unknown>>(100);
+
+function protectedHeader(token: string): Record<string, unknown> {
+  const parts = token.split('.');
+  if (parts.length !== 3) {
+    throw invalid('not a JWS compact serialisation with a JSON object header');
+  }
+  let header = parsedHeaders.get(parts[0]);
+  if (header === undefined) {
+    header = parseHeader(parts[0]);
+    parsedHeaders.set(parts[0], header);
+  }
+  return header;
 }
 
 type Verifier = (token: string) => Record<string, unknown>;
