@@ -168,6 +168,19 @@ describe('TokenService', () => {
       await rejects(strict, token, 'TOKEN_EXPIRED');
     });
 
+    it('when the clock steps back before its nbf, iat or lifetime cap, even after it was accepted', async (t) => {
+      const strict = tokenServiceFor({ JWT_CLOCK_TOLERANCE_SECONDS: '0' });
+      const now = nowInSeconds();
+      for (const claims of [{ nbf: now }, { iat: now }, { exp: now + 86_400 }]) {
+        const token = signHs256({ ...validClaims(), ...claims });
+        assert.deepEqual(await strict.verify(token), { id: 'officer-7', clearance: 7 });
+        t.mock.timers.enable({ apis: ['Date'], now: Date.now() - 61_000 });
+        await rejects(strict, token, 'TOKEN_INVALID');
+        t.mock.timers.reset();
+        assert.deepEqual(await strict.verify(token), { id: 'officer-7', clearance: 7 }, 'valid again once the clock is back');
+      }
+    });
+
     it('with no clock tolerance at all when JWT_CLOCK_TOLERANCE_SECONDS=0', async () => {
       const strict = tokenServiceFor({ JWT_CLOCK_TOLERANCE_SECONDS: '0' });
       await rejects(strict, signHs256({ ...validClaims(), exp: nowInSeconds() - 2 }), 'TOKEN_EXPIRED');

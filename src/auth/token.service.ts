@@ -65,18 +65,29 @@ function protectedHeader(token: string): Record<string, unknown> {
 type Verifier = (token: string) => Record<string, unknown>;
 
 /**
- * Tokens whose signature and claims were checked, remembered (by a hash of the token) until the first of
- * their exp and ten minutes: an officer's client sends the same token on every request, and checking
- * it again costs more than the hash. Expiry and nbf are still applied to a remembered token; a failure
- * is never remembered, and a key that leaves the configuration or the JWKS takes its verifier with it.
+ * Tokens whose signature and claims were checked, remembered with the span of clock time in which every
+ * check of their time claims passes: an officer's client sends the same token on every request, and
+ * checking it again costs more than finding it. A remembered token counts only with the very key that
+ * checked it, so a key that leaves the configuration or the JWKS takes its tokens with it; a failure is
+ * never remembered.
  */
 const VERIFIED_TOKENS_REMEMBERED = 1000;
+
+interface VerifiedToken {
+  key: TokenKey;
+  officer: AuthenticatedOfficer;
+  /** Milliseconds since the epoch: before it, nbf, iat or the lifetime cap refuses the token, clock tolerance included. */
+  validFrom: number;
+  /** Milliseconds since the epoch: after it, the token is expired, clock tolerance included. */
+  expiresAt: number;
+}
 
 /** Checks tokens against the configured keys and the rules of RFC 8725; issues tokens for the token command and tests. */
 export class TokenService implements OnApplicationBootstrap {
   private readonly localKeys: Map<string | undefined, TokenKey>;
   private readonly jwks?: JwksKeySet;
   private readonly verifiers = new WeakMap<TokenKey, Verifier>();
+  private readonly verified = new LruCache<string, VerifiedToken>(VERIFIED_TOKENS_REMEMBERED);
 
   constructor(private readonly config: JwtConfig, keys: TokenKey[]) {
     this.localKeys = new Map(keys.map((key) => [key.kid, key]));
@@ -123,7 +134,22 @@ export class TokenService implements OnApplicationBootstrap {
     if (!key) {
       throw invalid(header.kid === undefined ? 'no kid, and no key without a kid is configured' : 'kid names no configured key');
     }
-    return this.officerFrom(this.claimsOf(token, key));
+    const remembered = this.verified.get(token);
+    const now = Date.now();
+    if (remembered?.key === key && remembered.validFrom <= now && now <= remembered.expiresAt) {
+      return remembered.officer;
+    }
+    const claims = this.claimsOf(token, key);
+    const officer = this.officerFrom(claims);
+    this.verified.set(token, { key, officer, ...this.validSpan(claims as { exp: number; nbf?: number; iat?: number }) });
+    return officer;
+  }
+
+  /** When the checks of claimsOf and officerFrom on exp, nbf and iat pass, as they pass for an accepted token. */
+  private validSpan({ exp, nbf, iat }: { exp: number; nbf?: number; iat?: number }): Pick<VerifiedToken, 'validFrom' | 'expiresAt'> {
+    const tolerance = this.config.clockToleranceSeconds;
+    const seconds = Math.max(nbf ?? -Infinity, iat ?? -Infinity, exp - this.config.maxLifetimeSeconds) - tolerance;
+    return { validFrom: seconds * 1000, expiresAt: (exp + tolerance) * 1000 };
   }
 
   /**
@@ -180,7 +206,6 @@ export class TokenService implements OnApplicationBootstrap {
         allowedIss: this.config.issuer,
         allowedAud: this.config.audience,
         clockTolerance: this.config.clockToleranceSeconds * 1000,
-        cache: VERIFIED_TOKENS_REMEMBERED,
       }) as Verifier;
       this.verifiers.set(key, verify);
     }
