@@ -24,4 +24,19 @@ describe('LruCache', () => {
     assert.equal(sut.size, 1);
     assert.equal(sut.get('a'), 2);
   });
+
+  it('keeps the entries used since the last capacity of them were added, however many come after', () => {
+    const sut = new LruCache<number, number>(10);
+    for (let key = 0; key < 10; key++) {
+      sut.set(key, key);
+    }
+    for (let key = 10; key < 100; key++) {
+      sut.get(0);
+      sut.set(key, key);
+    }
+
+    assert.equal(sut.get(0), 0);
+    assert.equal(sut.get(1), undefined);
+    assert.ok(sut.size <= 10);
+  });
 });
