@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, type Span, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import BetterSqlite3 from 'better-sqlite3';
@@ -55,8 +55,10 @@ describe('SQLite statements in traces', () => {
     );
   });
 
-  it('gives a statement outside any span none', async () => {
+  it('gives a statement outside any span none, nor one inside a span sampled out', async () => {
     await sql`select 1`.execute(db);
+    const sampledOut = trace.wrapSpanContext({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), traceFlags: TraceFlags.NONE });
+    await context.with(trace.setSpan(context.active(), sampledOut), () => sql`select 2`.execute(db));
     assert.deepEqual(statementSpans(), []);
   });
 

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import { Span as OtelSpan } from 'nestjs-otel';
 
 let spansRecorded = false;
@@ -10,9 +11,11 @@ export function recordSpans(on: boolean): void {
 type SpanOptions<Params extends unknown[]> = Parameters<typeof OtelSpan<Params>>[1];
 
 /**
- * nestjs-otel's `@Span`, taken only while tracing is on. With no SDK, its wrapper still starts a
- * non-recording span, enters a context and chains three callbacks onto every promise, on every call:
- * a few microseconds per guard and request that buy nothing when nothing records them.
+ * nestjs-otel's `@Span`, taken only while tracing is on and the work that calls it is recorded: a request
+ * that is sampled out, or work outside any request, runs the method bare. Otherwise its wrapper still
+ * starts a non-recording span, enters a context and chains three callbacks onto every promise, on every
+ * call: microseconds per guard and request that buy nothing when nothing records them. A child of a
+ * recorded span is sampled by the parent-based samplers and by the ratio sampler (same trace id) alike.
  */
 export function Span<Params extends unknown[]>(name?: string, options?: SpanOptions<Params>) {
   const traced = name === undefined ? OtelSpan<Params>() : OtelSpan<Params>(name, options);
@@ -26,7 +29,7 @@ export function Span<Params extends unknown[]>(name?: string, options?: SpanOpti
     }
     const gated = {
       [bare.name](this: unknown, ...params: Params) {
-        return (spansRecorded ? spanned : bare).apply(this, params) as unknown;
+        return (spansRecorded && trace.getActiveSpan()?.isRecording() ? spanned : bare).apply(this, params) as unknown;
       },
     }[bare.name];
     for (const metadataKey of Reflect.getMetadataKeys(bare)) {
