@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AbstractHttpAdapter, HttpAdapterHost } from '@nestjs/core';
 
@@ -13,15 +14,25 @@ import { AbstractHttpAdapter, HttpAdapterHost } from '@nestjs/core';
 @Injectable()
 export class ConnectionDrain implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Shutdown');
-  /** Requests not yet answered. */
-  private readonly inFlight = new Set<IncomingMessage>();
+  /** The connections that have carried a request, until they close. */
+  private readonly connections = new Set<Socket>();
+  /**
+   * Each connection's latest response. Kept per connection, not per request: a Set of the requests in
+   * flight grew and shrank its table on every request, and each new table outlived a young collection,
+   * filling the old generation until a major collection paused the server.
+   */
+  private readonly latestResponse = new WeakMap<Socket, ServerResponse>();
 
   constructor(private readonly adapterHost: HttpAdapterHost<AbstractHttpAdapter<Server>>) {}
 
   onApplicationBootstrap(): void {
     this.server().on('request', (request: IncomingMessage, response: ServerResponse) => {
-      this.inFlight.add(request);
-      response.once('close', () => this.inFlight.delete(request));
+      const { socket } = request;
+      if (!this.latestResponse.has(socket)) {
+        this.connections.add(socket);
+        socket.once('close', () => this.connections.delete(socket));
+      }
+      this.latestResponse.set(socket, response);
     });
   }
 
@@ -42,11 +53,12 @@ export class ConnectionDrain implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private closeStillReceiving(): void {
-    for (const request of this.inFlight) {
-      if (!request.complete) {
-        this.logger.warn(`closing a connection whose request body is still arriving: ${request.method} ${request.url}`);
-        request.socket.destroy();
-        this.inFlight.delete(request);
+    for (const socket of this.connections) {
+      const response = this.latestResponse.get(socket);
+      if (response && !response.writableFinished && !response.req.complete) {
+        this.logger.warn(`closing a connection whose request body is still arriving: ${response.req.method} ${response.req.url}`);
+        socket.destroy();
+        this.connections.delete(socket);
       }
     }
   }
