@@ -1,5 +1,4 @@
 import type { NodeSDK } from '@opentelemetry/sdk-node';
-import { recordSpans } from '../common';
 import type { TracingConfig } from '../config';
 
 let sdk: NodeSDK | undefined;
@@ -14,12 +13,10 @@ export function startTracing(config: TracingConfig): void {
   const { createTracingSdk } = require('./tracing-sdk') as typeof import('./tracing-sdk');
   sdk = createTracingSdk(config);
   sdk.start();
-  recordSpans(true);
 }
 
 /** Exports the spans still buffered and stops the SDK; nothing when it was not started. */
 export async function stopTracing(): Promise<void> {
   await sdk?.shutdown();
   sdk = undefined;
-  recordSpans(false);
 }

@@ -1,18 +1,11 @@
-import { trace } from '@opentelemetry/api';
 import { Span as OtelSpan } from 'nestjs-otel';
-
-let spansRecorded = false;
-
-/** Set by the tracing module when its SDK starts and when it stops. */
-export function recordSpans(on: boolean): void {
-  spansRecorded = on;
-}
+import { insideRecordedWork } from './recorded-work';
 
 type SpanOptions<Params extends unknown[]> = Parameters<typeof OtelSpan<Params>>[1];
 
 /**
- * nestjs-otel's `@Span`, taken only while tracing is on and the work that calls it is recorded: a request
- * that is sampled out, or work outside any request, runs the method bare. Otherwise its wrapper still
+ * nestjs-otel's `@Span`, taken only inside recorded work (insideRecordedWork): with tracing off, in a
+ * request that is sampled out, or outside any request, the method runs bare. Otherwise its wrapper still
  * starts a non-recording span, enters a context and chains three callbacks onto every promise, on every
  * call: microseconds per guard and request that buy nothing when nothing records them. A child of a
  * recorded span is sampled by the parent-based samplers and by the ratio sampler (same trace id) alike.
@@ -29,7 +22,7 @@ export function Span<Params extends unknown[]>(name?: string, options?: SpanOpti
     }
     const gated = {
       [bare.name](this: unknown, ...params: Params) {
-        return (spansRecorded && trace.getActiveSpan()?.isRecording() ? spanned : bare).apply(this, params) as unknown;
+        return (insideRecordedWork() ? spanned : bare).apply(this, params) as unknown;
       },
     }[bare.name];
     for (const metadataKey of Reflect.getMetadataKeys(bare)) {
