@@ -38,6 +38,26 @@ describe('AppLogger', () => {
     });
   });
 
+  it("stamps each access line with the time it was logged, in UTC to the millisecond, whenever the turn's lines are written", async () => {
+    const logger = new AppLogger({ level: 'info', json: true });
+    const times = [Date.UTC(2026, 10, 26, 23, 59, 58, 7), Date.UTC(2026, 10, 26, 23, 59, 58, 70), Date.UTC(2026, 10, 26, 23, 59, 58, 999), Date.UTC(2026, 10, 27, 0, 0, 0, 0)];
+    mock.timers.enable({ apis: ['Date'] });
+    try {
+      for (const at of times) {
+        mock.timers.setTime(at);
+        logger.log('request completed', { request_id: String(at) }, 'HTTP');
+      }
+    } finally {
+      mock.timers.reset();
+    }
+    await endOfTurn();
+    const lines = written.flatMap(({ text }) => text.split('\n').filter(Boolean)).map((line) => JSON.parse(line) as { time: string });
+    assert.deepEqual(
+      lines.map(({ time }) => time),
+      ['2026-11-26T23:59:58.007Z', '2026-11-26T23:59:58.070Z', '2026-11-26T23:59:58.999Z', '2026-11-27T00:00:00.000Z'],
+    );
+  });
+
   it('writes flat fields (the access line) as the general path writes them, framework fields winning', () => {
     const logger = new AppLogger({ level: 'info', json: true });
     const fields = { request_id: 'r-1', status: 200, duration_ms: 1.25, actor: undefined, level: 'x', pid: 0 };
