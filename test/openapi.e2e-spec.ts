@@ -47,11 +47,15 @@ describeEachDatabase('the OpenAPI document against the service', (engine) => {
   const resolve = (schema: Schema): SchemaObject =>
     schema.$ref ? (document.components?.schemas?.[schema.$ref.replace('#/components/schemas/', '')] as SchemaObject) : schema;
 
-  /** The example Swagger UI shows: the media type's own, else one drawn from the schema, property by property in its order. */
+  /** The example Swagger UI shows: the media type's own, else one drawn from the schema, property by property in its order (of a nullable object, the object's). */
   const exampleOf = (schema: Schema): unknown => {
     const resolved = resolve(schema);
     if (resolved.example !== undefined) {
       return resolved.example;
+    }
+    const [firstChoice] = (resolved.anyOf ?? []).filter((choice) => !('type' in choice && choice.type === 'null'));
+    if (firstChoice) {
+      return exampleOf(firstChoice as Schema);
     }
     if (resolved.type === 'array') {
       return [exampleOf(resolved.items as Schema)];

@@ -46,88 +46,19 @@ class HeyApiRegistry<T> {
     }
 }
 
-export class Audit extends HeyApiClient {
+export class Health extends HeyApiClient {
     /**
-     * List audit events in chain order, newest first (clearance 7 or higher)
+     * The process is up
      */
-    public list<ThrowOnError extends boolean = false>(options?: Options<AuditControllerListData, ThrowOnError>): RequestResult<AuditControllerListResponses, AuditControllerListErrors, ThrowOnError> {
-        return (options?.client ?? this.client).get<AuditControllerListResponses, AuditControllerListErrors, ThrowOnError>({
-            security: [{ scheme: 'bearer', type: 'http' }],
-            url: '/v1/audit/events',
-            ...options
-        });
+    public live<ThrowOnError extends boolean = false>(options?: Options<HealthControllerLiveData, ThrowOnError>): RequestResult<HealthControllerLiveResponses, HealthControllerLiveErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<HealthControllerLiveResponses, HealthControllerLiveErrors, ThrowOnError>({ url: '/health/live', ...options });
     }
     
     /**
-     * Follow the audit trail live, as Server-Sent Events (clearance 7 or higher)
-     *
-     * Each event as `id: <event id>`, `event: audit`, `data: <the event as in the listing>`, oldest first, filtered as the listing is. Last-Event-ID (or after) resumes after that event: what was missed is replayed first, then events follow as they are placed, from any instance, with no gap and no duplicate. A comment line every 15 s keeps the connection open; a client that stops reading is disconnected; at most 5 streams per officer on an instance (429). An instance that shuts down ends its streams: reconnect with Last-Event-ID.
+     * The service can reach its database and its rate-limit store, trusts a JWKS not too old, its clock agrees with the database's, its audit events find their place in time, and it is not shutting down
      */
-    public stream<ThrowOnError extends boolean = false>(options?: Options<AuditControllerStreamData, ThrowOnError, AuditControllerStreamResponse>): Promise<ServerSentEventsResult<AuditControllerStreamResponses>> {
-        return (options?.client ?? this.client).sse.get<AuditControllerStreamResponses, AuditControllerStreamErrors, ThrowOnError>({
-            security: [{ scheme: 'bearer', type: 'http' }],
-            url: '/v1/audit/events/stream',
-            ...options
-        });
-    }
-    
-    /**
-     * Walk the audit hash chain and report whether it is intact (clearance 7 or higher)
-     *
-     * Reads the whole chain in batches: the time it takes grows with the number of events.
-     */
-    public verify<ThrowOnError extends boolean = false>(options?: Options<AuditControllerVerifyData, ThrowOnError>): RequestResult<AuditControllerVerifyResponses, AuditControllerVerifyErrors, ThrowOnError> {
-        return (options?.client ?? this.client).get<AuditControllerVerifyResponses, AuditControllerVerifyErrors, ThrowOnError>({
-            security: [{ scheme: 'bearer', type: 'http' }],
-            url: '/v1/audit/verify',
-            ...options
-        });
-    }
-    
-    /**
-     * The latest signed checkpoint of the audit tree (clearance 7 or higher)
-     *
-     * A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one.
-     */
-    public checkpoint<ThrowOnError extends boolean = false>(options?: Options<AuditControllerCheckpointData, ThrowOnError>): RequestResult<AuditControllerCheckpointResponses, AuditControllerCheckpointErrors, ThrowOnError> {
-        return (options?.client ?? this.client).get<AuditControllerCheckpointResponses, AuditControllerCheckpointErrors, ThrowOnError>({
-            security: [{ scheme: 'bearer', type: 'http' }],
-            url: '/v1/audit/checkpoint',
-            ...options
-        });
-    }
-    
-    /**
-     * The C2SP verifier key that checks the checkpoints' signature (clearance 7 or higher)
-     */
-    public verifierKey<ThrowOnError extends boolean = false>(options?: Options<AuditControllerVerifierKeyData, ThrowOnError>): RequestResult<AuditControllerVerifierKeyResponses, AuditControllerVerifierKeyErrors, ThrowOnError> {
-        return (options?.client ?? this.client).get<AuditControllerVerifierKeyResponses, AuditControllerVerifierKeyErrors, ThrowOnError>({
-            security: [{ scheme: 'bearer', type: 'http' }],
-            url: '/v1/audit/checkpoint/verifier-key',
-            ...options
-        });
-    }
-    
-    /**
-     * RFC 9162 proof that the event is in the tree of tree_size events (clearance 7 or higher)
-     */
-    public inclusionProof<ThrowOnError extends boolean = false>(options: Options<AuditControllerInclusionProofData, ThrowOnError>): RequestResult<AuditControllerInclusionProofResponses, AuditControllerInclusionProofErrors, ThrowOnError> {
-        return (options.client ?? this.client).get<AuditControllerInclusionProofResponses, AuditControllerInclusionProofErrors, ThrowOnError>({
-            security: [{ scheme: 'bearer', type: 'http' }],
-            url: '/v1/audit/events/{id}/inclusion-proof',
-            ...options
-        });
-    }
-    
-    /**
-     * RFC 9162 proof that the tree of second events extends the tree of first events (clearance 7 or higher)
-     */
-    public consistencyProof<ThrowOnError extends boolean = false>(options: Options<AuditControllerConsistencyProofData, ThrowOnError>): RequestResult<AuditControllerConsistencyProofResponses, AuditControllerConsistencyProofErrors, ThrowOnError> {
-        return (options.client ?? this.client).get<AuditControllerConsistencyProofResponses, AuditControllerConsistencyProofErrors, ThrowOnError>({
-            security: [{ scheme: 'bearer', type: 'http' }],
-            url: '/v1/audit/consistency-proof',
-            ...options
-        });
+    public ready<ThrowOnError extends boolean = false>(options?: Options<HealthControllerReadyData, ThrowOnError>): RequestResult<HealthControllerReadyResponses, HealthControllerReadyErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<HealthControllerReadyResponses, HealthControllerReadyErrors, ThrowOnError>({ url: '/health/ready', ...options });
     }
 }
 
@@ -271,19 +202,88 @@ export class DecommissionRequests extends HeyApiClient {
     }
 }
 
-export class Health extends HeyApiClient {
+export class Audit extends HeyApiClient {
     /**
-     * The process is up
+     * List audit events in chain order, newest first (clearance 7 or higher)
      */
-    public live<ThrowOnError extends boolean = false>(options?: Options<HealthControllerLiveData, ThrowOnError>): RequestResult<HealthControllerLiveResponses, HealthControllerLiveErrors, ThrowOnError> {
-        return (options?.client ?? this.client).get<HealthControllerLiveResponses, HealthControllerLiveErrors, ThrowOnError>({ url: '/health/live', ...options });
+    public list<ThrowOnError extends boolean = false>(options?: Options<AuditControllerListData, ThrowOnError>): RequestResult<AuditControllerListResponses, AuditControllerListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<AuditControllerListResponses, AuditControllerListErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/audit/events',
+            ...options
+        });
     }
     
     /**
-     * The service can reach its database and its rate-limit store, trusts a JWKS not too old, its clock agrees with the database's, its audit events find their place in time, and it is not shutting down
+     * Follow the audit trail live, as Server-Sent Events (clearance 7 or higher)
+     *
+     * Each event as `id: <event id>`, `event: audit`, `data: <the event as in the listing>`, oldest first, filtered as the listing is. Last-Event-ID (or after) resumes after that event: what was missed is replayed first, then events follow as they are placed, from any instance, with no gap and no duplicate. A comment line every 15 s keeps the connection open; a client that stops reading is disconnected; at most 5 streams per officer on an instance (429). An instance that shuts down ends its streams: reconnect with Last-Event-ID.
      */
-    public ready<ThrowOnError extends boolean = false>(options?: Options<HealthControllerReadyData, ThrowOnError>): RequestResult<HealthControllerReadyResponses, HealthControllerReadyErrors, ThrowOnError> {
-        return (options?.client ?? this.client).get<HealthControllerReadyResponses, HealthControllerReadyErrors, ThrowOnError>({ url: '/health/ready', ...options });
+    public stream<ThrowOnError extends boolean = false>(options?: Options<AuditControllerStreamData, ThrowOnError, AuditControllerStreamResponse>): Promise<ServerSentEventsResult<AuditControllerStreamResponses>> {
+        return (options?.client ?? this.client).sse.get<AuditControllerStreamResponses, AuditControllerStreamErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/audit/events/stream',
+            ...options
+        });
+    }
+    
+    /**
+     * Walk the audit hash chain and report whether it is intact (clearance 7 or higher)
+     *
+     * Reads the whole chain in batches: the time it takes grows with the number of events.
+     */
+    public verify<ThrowOnError extends boolean = false>(options?: Options<AuditControllerVerifyData, ThrowOnError>): RequestResult<AuditControllerVerifyResponses, AuditControllerVerifyErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<AuditControllerVerifyResponses, AuditControllerVerifyErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/audit/verify',
+            ...options
+        });
+    }
+    
+    /**
+     * The latest signed checkpoint of the audit tree (clearance 7 or higher)
+     *
+     * A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one.
+     */
+    public checkpoint<ThrowOnError extends boolean = false>(options?: Options<AuditControllerCheckpointData, ThrowOnError>): RequestResult<AuditControllerCheckpointResponses, AuditControllerCheckpointErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<AuditControllerCheckpointResponses, AuditControllerCheckpointErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/audit/checkpoint',
+            ...options
+        });
+    }
+    
+    /**
+     * The C2SP verifier key that checks the checkpoints' signature (clearance 7 or higher)
+     */
+    public verifierKey<ThrowOnError extends boolean = false>(options?: Options<AuditControllerVerifierKeyData, ThrowOnError>): RequestResult<AuditControllerVerifierKeyResponses, AuditControllerVerifierKeyErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<AuditControllerVerifierKeyResponses, AuditControllerVerifierKeyErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/audit/checkpoint/verifier-key',
+            ...options
+        });
+    }
+    
+    /**
+     * RFC 9162 proof that the event is in the tree of tree_size events (clearance 7 or higher)
+     */
+    public inclusionProof<ThrowOnError extends boolean = false>(options: Options<AuditControllerInclusionProofData, ThrowOnError>): RequestResult<AuditControllerInclusionProofResponses, AuditControllerInclusionProofErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<AuditControllerInclusionProofResponses, AuditControllerInclusionProofErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/audit/events/{id}/inclusion-proof',
+            ...options
+        });
+    }
+    
+    /**
+     * RFC 9162 proof that the tree of second events extends the tree of first events (clearance 7 or higher)
+     */
+    public consistencyProof<ThrowOnError extends boolean = false>(options: Options<AuditControllerConsistencyProofData, ThrowOnError>): RequestResult<AuditControllerConsistencyProofResponses, AuditControllerConsistencyProofErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<AuditControllerConsistencyProofResponses, AuditControllerConsistencyProofErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/audit/consistency-proof',
+            ...options
+        });
     }
 }
 
@@ -309,9 +309,9 @@ export class FleetRegistrySdk extends HeyApiClient {
         FleetRegistrySdk.__registry.set(this, args?.key);
     }
     
-    private _audit?: Audit;
-    get audit(): Audit {
-        return this._audit ??= new Audit({ client: this.client });
+    private _health?: Health;
+    get health(): Health {
+        return this._health ??= new Health({ client: this.client });
     }
     
     private _fleet?: Fleet;
@@ -329,9 +329,9 @@ export class FleetRegistrySdk extends HeyApiClient {
         return this._decommissionRequests ??= new DecommissionRequests({ client: this.client });
     }
     
-    private _health?: Health;
-    get health(): Health {
-        return this._health ??= new Health({ client: this.client });
+    private _audit?: Audit;
+    get audit(): Audit {
+        return this._audit ??= new Audit({ client: this.client });
     }
     
     private _metrics?: Metrics;

@@ -4,170 +4,10 @@ export type ClientOptions = {
     baseUrl: `${string}://${string}` | `${string}://${string}/api` | (string & {});
 };
 
-export type AuditDecisionDetailsDto = {
-    /**
-     * The decommission request the decision belongs to, when DECOMMISSION_APPROVAL=required
-     */
-    request_id?: string;
-    reason: string;
-    authorized_by: string;
-};
-
-export type AuditEventDto = {
-    /**
-     * Position in the audit chain
-     */
-    id: number;
-    /**
-     * UTC, to the millisecond.
-     */
-    occurred_at: string;
-    action: 'auth.authenticate' | 'asset.decommission' | 'asset.recommission' | 'asset.read' | 'audit.read' | 'audit.verify' | 'decommission.request' | 'decommission.approve' | 'decommission.reject' | 'decommission.withdraw' | 'decommission.expire' | 'decommission.read';
-    outcome: 'allowed' | 'denied';
-    /**
-     * Why it was denied; null when allowed.
-     */
-    reason: 'TOKEN_MISSING' | 'TOKEN_INVALID' | 'TOKEN_EXPIRED' | 'CLEARANCE_INSUFFICIENT' | 'ASSET_NOT_FOUND' | 'ASSET_NOT_DECOMMISSIONED' | 'RATE_LIMITED' | 'AUTHORIZED_BY_IS_CALLER' | 'DECOMMISSION_REQUEST_PENDING' | 'DECOMMISSION_REQUEST_NOT_FOUND' | 'NOT_AUTHORIZING_OFFICER' | 'NOT_REQUESTER' | 'DECOMMISSION_REQUEST_NOT_PENDING' | 'DECOMMISSION_REQUEST_EXPIRED' | null;
-    /**
-     * Token subject; null when no valid token was given.
-     */
-    actor: string | null;
-    actor_clearance: number | null;
-    /**
-     * As the request named it, valid or not.
-     */
-    asset_id: string | null;
-    request_id: string;
-    ip: string | null;
-    method: string;
-    path: string;
-    /**
-     * hash of the event before it in the chain
-     */
-    prev_hash: string;
-    /**
-     * An allowed decommission's or recommission's reason and authorising officer, as the request gave them (with its request_id in a decommission request's events); null in other events
-     */
-    details: AuditDecisionDetailsDto | null;
-    /**
-     * SHA-256 (hex) of the JSON array of the fields above from id to prev_hash, in their order here
-     */
-    hash: string;
-    /**
-     * RFC 9162 leaf hash (base64): SHA-256 of 0x00 and the UTF-8 JSON array of the fields from id to details, in their order here
-     */
-    leaf_hash: string;
-};
-
-export type AuditEventPageDto = {
-    events: Array<AuditEventDto>;
-    /**
-     * Every item matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.
-     */
-    total_count: number | null;
-    /**
-     * The page number; null on a page asked for with cursor.
-     */
-    page: number | null;
-    /**
-     * The effective page size.
-     */
-    per_page: number;
-    /**
-     * Pass as cursor for the next (older) page; null on the last page.
-     */
-    next_cursor: string | null;
-};
-
-export type AuditEventListResponseDto = {
-    status: 'success';
-    data: AuditEventPageDto;
-};
-
 export type ErrorResponseDto = {
     status: 'error';
     message: string;
     error_code: string;
-};
-
-export type AssetDisagreementDto = {
-    asset_id: string;
-    /**
-     * The allowed decommission or recommission event the row disagrees with
-     */
-    event_id: number;
-    /**
-     * The fields that disagree
-     */
-    fields: Array<'status' | 'decommission_reason' | 'authorized_by' | 'decommissioned_at'>;
-};
-
-export type AuditChainVerificationDto = {
-    state: 'intact' | 'broken';
-    /**
-     * Events in the chain, as its head counts them
-     */
-    length: number;
-    /**
-     * SHA-256 (hex) of the last event, as the chain head records it. Keep it elsewhere to detect a rewrite of the whole chain
-     */
-    head_hash: string;
-    /**
-     * Only when broken: the first event at fault
-     */
-    first_broken_event_id?: number;
-    /**
-     * Only when broken. HASH_MISMATCH: its fields no longer give its hash: it was changed, or moved to another id. LINK_MISMATCH: it does not follow the event before it: an event was deleted or inserted before it. PAST_HEAD: it lies past the end of the chain: it was added outside the service. HEAD_MISMATCH: the chain head names it as the last event, but the chain ends elsewhere: events were deleted from the end, or the head was changed. LEAF_MISMATCH: its fields (its details included) no longer give its leaf hash, or it is not at its place in the tree: it was changed. TREE_MISMATCH: the tree's right edge kept beside the head does not match the events' leaves: the tree was changed.
-     */
-    problem?: 'HASH_MISMATCH' | 'LINK_MISMATCH' | 'PAST_HEAD' | 'HEAD_MISMATCH' | 'LEAF_MISMATCH' | 'TREE_MISMATCH';
-    /**
-     * Only when the chain and tree are intact but some asset rows disagree with the allowed decommission or recommission event that recorded them
-     */
-    disagreeing_assets?: Array<AssetDisagreementDto>;
-};
-
-export type AuditChainVerificationResponseDto = {
-    status: 'success';
-    data: AuditChainVerificationDto;
-};
-
-export type InclusionProofDto = {
-    /**
-     * The event's zero-based position in the tree
-     */
-    leaf_index: number;
-    tree_size: number;
-    /**
-     * The event's RFC 9162 leaf hash (base64)
-     */
-    leaf_hash: string;
-    /**
-     * RFC 9162 inclusion path, from the leaf up (base64 hashes)
-     */
-    inclusion_path: Array<string>;
-    /**
-     * The root of the tree of tree_size events (base64)
-     */
-    root_hash: string;
-};
-
-export type InclusionProofResponseDto = {
-    status: 'success';
-    data: InclusionProofDto;
-};
-
-export type ConsistencyProofDto = {
-    first: number;
-    second: number;
-    /**
-     * RFC 9162 consistency path (base64 hashes); empty when first equals second
-     */
-    consistency_path: Array<string>;
-};
-
-export type ConsistencyProofResponseDto = {
-    status: 'success';
-    data: ConsistencyProofDto;
 };
 
 export type VesselDto = {
@@ -337,385 +177,220 @@ export type DecommissionRequestListResponseDto = {
     data: DecommissionRequestPageDto;
 };
 
-export type AuditControllerListData = {
-    body?: never;
-    path?: never;
-    query?: {
-        /**
-         * The maximum number of items to return.
-         */
-        limit?: number;
-        /**
-         * The page to return, counting from 1; a page past the end is empty.
-         */
-        page?: number;
-        outcome?: 'allowed' | 'denied';
-        asset_id?: string;
-        /**
-         * The token subject who acted.
-         */
-        actor?: string;
-        action?: 'auth.authenticate' | 'asset.decommission' | 'asset.recommission' | 'asset.read' | 'audit.read' | 'audit.verify' | 'decommission.request' | 'decommission.approve' | 'decommission.reject' | 'decommission.withdraw' | 'decommission.expire' | 'decommission.read';
-        /**
-         * Events that occurred at or after this instant (ISO 8601 with an offset).
-         */
-        since?: string;
-        /**
-         * Events that occurred before this instant (ISO 8601 with an offset).
-         */
-        until?: string;
-        /**
-         * Keyset cursor: the previous page's next_cursor; the page holds the matching events before that page's last. Any depth costs what the first page does, and events appended meanwhile never shift it. Not together with page, the slow path.
-         */
-        cursor?: string;
-    };
-    url: '/v1/audit/events';
+export type AuditDecisionDetailsDto = {
+    /**
+     * The decommission request the decision belongs to, when DECOMMISSION_APPROVAL=required
+     */
+    request_id?: string;
+    reason: string;
+    authorized_by: string;
 };
 
-export type AuditControllerListErrors = {
+export type AuditEventDto = {
     /**
-     * Invalid outcome, asset_id, limit or page (VALIDATION_ERROR)
+     * Position in the audit chain
      */
-    400: ErrorResponseDto;
+    id: number;
     /**
-     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
+     * UTC, to the millisecond.
      */
-    401: ErrorResponseDto;
+    occurred_at: string;
+    action: 'auth.authenticate' | 'asset.decommission' | 'asset.recommission' | 'asset.read' | 'audit.read' | 'audit.verify' | 'decommission.request' | 'decommission.approve' | 'decommission.reject' | 'decommission.withdraw' | 'decommission.expire' | 'decommission.read';
+    outcome: 'allowed' | 'denied';
     /**
-     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
+     * Why it was denied; null when allowed.
      */
-    403: ErrorResponseDto;
+    reason: 'TOKEN_MISSING' | 'TOKEN_INVALID' | 'TOKEN_EXPIRED' | 'CLEARANCE_INSUFFICIENT' | 'ASSET_NOT_FOUND' | 'ASSET_NOT_DECOMMISSIONED' | 'RATE_LIMITED' | 'AUTHORIZED_BY_IS_CALLER' | 'DECOMMISSION_REQUEST_PENDING' | 'DECOMMISSION_REQUEST_NOT_FOUND' | 'NOT_AUTHORIZING_OFFICER' | 'NOT_REQUESTER' | 'DECOMMISSION_REQUEST_NOT_PENDING' | 'DECOMMISSION_REQUEST_EXPIRED' | null;
     /**
-     * Too many requests or refusals from this client (RATE_LIMITED)
+     * Token subject; null when no valid token was given.
      */
-    429: ErrorResponseDto;
+    actor: string | null;
+    actor_clearance: number | null;
     /**
-     * Unexpected failure (INTERNAL_ERROR)
+     * As the request named it, valid or not.
      */
-    500: ErrorResponseDto;
+    asset_id: string | null;
+    request_id: string;
+    ip: string | null;
+    method: string;
+    path: string;
     /**
-     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
+     * hash of the event before it in the chain
      */
-    503: ErrorResponseDto;
+    prev_hash: string;
+    /**
+     * An allowed decommission's or recommission's reason and authorising officer, as the request gave them (with its request_id in a decommission request's events); null in other events
+     */
+    details: AuditDecisionDetailsDto | null;
+    /**
+     * SHA-256 (hex) of the JSON array of the fields above from id to prev_hash, in their order here
+     */
+    hash: string;
+    /**
+     * RFC 9162 leaf hash (base64): SHA-256 of 0x00 and the UTF-8 JSON array of the fields from id to details, in their order here
+     */
+    leaf_hash: string;
 };
 
-export type AuditControllerListError = AuditControllerListErrors[keyof AuditControllerListErrors];
-
-export type AuditControllerListResponses = {
+export type AuditEventPageDto = {
+    events: Array<AuditEventDto>;
     /**
-     * A page of audit events, newest first, and the count of every match
+     * Every item matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.
      */
-    200: AuditEventListResponseDto;
+    total_count: number | null;
+    /**
+     * The page number; null on a page asked for with cursor.
+     */
+    page: number | null;
+    /**
+     * The effective page size.
+     */
+    per_page: number;
+    /**
+     * Pass as cursor for the next (older) page; null on the last page.
+     */
+    next_cursor: string | null;
 };
 
-export type AuditControllerListResponse = AuditControllerListResponses[keyof AuditControllerListResponses];
-
-export type AuditControllerStreamData = {
-    body?: never;
-    headers?: {
-        /**
-         * The id of the last event received
-         */
-        'Last-Event-ID'?: string;
-    };
-    path?: never;
-    query?: {
-        outcome?: 'allowed' | 'denied';
-        asset_id?: string;
-        /**
-         * The token subject who acted.
-         */
-        actor?: string;
-        action?: 'auth.authenticate' | 'asset.decommission' | 'asset.recommission' | 'asset.read' | 'audit.read' | 'audit.verify' | 'decommission.request' | 'decommission.approve' | 'decommission.reject' | 'decommission.withdraw' | 'decommission.expire' | 'decommission.read';
-        /**
-         * Events that occurred at or after this instant (ISO 8601 with an offset).
-         */
-        since?: string;
-        /**
-         * Events that occurred before this instant (ISO 8601 with an offset).
-         */
-        until?: string;
-        /**
-         * Resume after this event id, as the Last-Event-ID header does (which wins): the missed events are replayed first. Without either, the stream starts with the next event.
-         */
-        after?: number;
-    };
-    url: '/v1/audit/events/stream';
+export type AuditEventListResponseDto = {
+    status: 'success';
+    data: AuditEventPageDto;
 };
 
-export type AuditControllerStreamErrors = {
+export type AssetDisagreementDto = {
+    asset_id: string;
     /**
-     * Invalid filter, after or Last-Event-ID (VALIDATION_ERROR)
+     * The allowed decommission or recommission event the row disagrees with
      */
-    400: ErrorResponseDto;
+    event_id: number;
     /**
-     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
+     * The fields that disagree
      */
-    401: ErrorResponseDto;
-    /**
-     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
-     */
-    403: ErrorResponseDto;
-    /**
-     * Too many requests or refusals from this client (RATE_LIMITED)
-     */
-    429: ErrorResponseDto;
-    /**
-     * Unexpected failure (INTERNAL_ERROR)
-     */
-    500: ErrorResponseDto;
-    /**
-     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
-     */
-    503: ErrorResponseDto;
+    fields: Array<'status' | 'decommission_reason' | 'authorized_by' | 'decommissioned_at'>;
 };
 
-export type AuditControllerStreamError = AuditControllerStreamErrors[keyof AuditControllerStreamErrors];
-
-export type AuditControllerStreamResponses = {
+export type AuditChainVerificationDto = {
+    state: 'intact' | 'broken';
     /**
-     * The stream of audit events
+     * Events in the chain, as its head counts them
      */
-    200: string;
+    length: number;
+    /**
+     * SHA-256 (hex) of the last event, as the chain head records it. Keep it elsewhere to detect a rewrite of the whole chain
+     */
+    head_hash: string;
+    /**
+     * Only when broken: the first event at fault
+     */
+    first_broken_event_id?: number;
+    /**
+     * Only when broken. HASH_MISMATCH: its fields no longer give its hash: it was changed, or moved to another id. LINK_MISMATCH: it does not follow the event before it: an event was deleted or inserted before it. PAST_HEAD: it lies past the end of the chain: it was added outside the service. HEAD_MISMATCH: the chain head names it as the last event, but the chain ends elsewhere: events were deleted from the end, or the head was changed. LEAF_MISMATCH: its fields (its details included) no longer give its leaf hash, or it is not at its place in the tree: it was changed. TREE_MISMATCH: the tree's right edge kept beside the head does not match the events' leaves: the tree was changed.
+     */
+    problem?: 'HASH_MISMATCH' | 'LINK_MISMATCH' | 'PAST_HEAD' | 'HEAD_MISMATCH' | 'LEAF_MISMATCH' | 'TREE_MISMATCH';
+    /**
+     * Only when the chain and tree are intact but some asset rows disagree with the allowed decommission or recommission event that recorded them
+     */
+    disagreeing_assets?: Array<AssetDisagreementDto>;
 };
 
-export type AuditControllerStreamResponse = AuditControllerStreamResponses[keyof AuditControllerStreamResponses];
-
-export type AuditControllerVerifyData = {
-    body?: never;
-    path?: never;
-    query?: never;
-    url: '/v1/audit/verify';
+export type AuditChainVerificationResponseDto = {
+    status: 'success';
+    data: AuditChainVerificationDto;
 };
 
-export type AuditControllerVerifyErrors = {
+export type InclusionProofDto = {
     /**
-     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
+     * The event's zero-based position in the tree
      */
-    401: ErrorResponseDto;
+    leaf_index: number;
+    tree_size: number;
     /**
-     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
+     * The event's RFC 9162 leaf hash (base64)
      */
-    403: ErrorResponseDto;
+    leaf_hash: string;
     /**
-     * Too many requests or refusals from this client (RATE_LIMITED)
+     * RFC 9162 inclusion path, from the leaf up (base64 hashes)
      */
-    429: ErrorResponseDto;
+    inclusion_path: Array<string>;
     /**
-     * Unexpected failure (INTERNAL_ERROR)
+     * The root of the tree of tree_size events (base64)
      */
-    500: ErrorResponseDto;
-    /**
-     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
-     */
-    503: ErrorResponseDto;
+    root_hash: string;
 };
 
-export type AuditControllerVerifyError = AuditControllerVerifyErrors[keyof AuditControllerVerifyErrors];
-
-export type AuditControllerVerifyResponses = {
-    /**
-     * The chain was walked: intact, or broken at the event named
-     */
-    200: AuditChainVerificationResponseDto;
+export type InclusionProofResponseDto = {
+    status: 'success';
+    data: InclusionProofDto;
 };
 
-export type AuditControllerVerifyResponse = AuditControllerVerifyResponses[keyof AuditControllerVerifyResponses];
+export type ConsistencyProofDto = {
+    first: number;
+    second: number;
+    /**
+     * RFC 9162 consistency path (base64 hashes); empty when first equals second
+     */
+    consistency_path: Array<string>;
+};
 
-export type AuditControllerCheckpointData = {
+export type ConsistencyProofResponseDto = {
+    status: 'success';
+    data: ConsistencyProofDto;
+};
+
+export type HealthControllerLiveData = {
     body?: never;
     path?: never;
     query?: never;
-    url: '/v1/audit/checkpoint';
+    url: '/health/live';
 };
 
-export type AuditControllerCheckpointErrors = {
-    /**
-     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
-     */
-    401: ErrorResponseDto;
-    /**
-     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
-     */
-    403: ErrorResponseDto;
-    /**
-     * Too many requests or refusals from this client (RATE_LIMITED)
-     */
-    429: ErrorResponseDto;
+export type HealthControllerLiveErrors = {
     /**
      * Unexpected failure (INTERNAL_ERROR)
      */
     500: ErrorResponseDto;
-    /**
-     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
-     */
-    503: ErrorResponseDto;
 };
 
-export type AuditControllerCheckpointError = AuditControllerCheckpointErrors[keyof AuditControllerCheckpointErrors];
+export type HealthControllerLiveError = HealthControllerLiveErrors[keyof HealthControllerLiveErrors];
 
-export type AuditControllerCheckpointResponses = {
+export type HealthControllerLiveResponses = {
     /**
-     * The note exactly as signed
+     * The process answers
      */
-    200: string;
+    200: unknown;
 };
 
-export type AuditControllerCheckpointResponse = AuditControllerCheckpointResponses[keyof AuditControllerCheckpointResponses];
-
-export type AuditControllerVerifierKeyData = {
+export type HealthControllerReadyData = {
     body?: never;
     path?: never;
     query?: never;
-    url: '/v1/audit/checkpoint/verifier-key';
+    url: '/health/ready';
 };
 
-export type AuditControllerVerifierKeyErrors = {
-    /**
-     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
-     */
-    401: ErrorResponseDto;
-    /**
-     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
-     */
-    403: ErrorResponseDto;
-    /**
-     * Too many requests or refusals from this client (RATE_LIMITED)
-     */
-    429: ErrorResponseDto;
+export type HealthControllerReadyErrors = {
     /**
      * Unexpected failure (INTERNAL_ERROR)
      */
     500: ErrorResponseDto;
     /**
-     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
+     * SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the JWKS cannot be fetched and the last good one is older than its max-age + JWT_JWKS_STALE_SECONDS, the instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS (PostgreSQL), the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down
      */
     503: ErrorResponseDto;
 };
 
-export type AuditControllerVerifierKeyError = AuditControllerVerifierKeyErrors[keyof AuditControllerVerifierKeyErrors];
+export type HealthControllerReadyError = HealthControllerReadyErrors[keyof HealthControllerReadyErrors];
 
-export type AuditControllerVerifierKeyResponses = {
+export type HealthControllerReadyResponses = {
     /**
-     * <key name>+<key id, 8 hex digits>+<base64 of 0x01 and the Ed25519 public key>
+     * Ready. `warnings`, when present, says what an operator should know that does not make the instance unready: a JWKS served stale while its provider cannot be reached
      */
-    200: string;
-};
-
-export type AuditControllerVerifierKeyResponse = AuditControllerVerifierKeyResponses[keyof AuditControllerVerifierKeyResponses];
-
-export type AuditControllerInclusionProofData = {
-    body?: never;
-    path: {
-        /**
-         * The event id
-         */
-        id: number;
+    200: {
+        status: 'success';
+        warnings?: Array<string>;
     };
-    query?: {
-        /**
-         * The tree to prove inclusion in; by default the latest checkpoint's
-         */
-        tree_size?: number;
-    };
-    url: '/v1/audit/events/{id}/inclusion-proof';
 };
 
-export type AuditControllerInclusionProofErrors = {
-    /**
-     * A bad id or tree_size, past the tree or not including the event (VALIDATION_ERROR)
-     */
-    400: ErrorResponseDto;
-    /**
-     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
-     */
-    401: ErrorResponseDto;
-    /**
-     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
-     */
-    403: ErrorResponseDto;
-    /**
-     * No event has this id (AUDIT_EVENT_NOT_FOUND)
-     */
-    404: ErrorResponseDto;
-    /**
-     * Too many requests or refusals from this client (RATE_LIMITED)
-     */
-    429: ErrorResponseDto;
-    /**
-     * Unexpected failure (INTERNAL_ERROR)
-     */
-    500: ErrorResponseDto;
-    /**
-     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
-     */
-    503: ErrorResponseDto;
-};
-
-export type AuditControllerInclusionProofError = AuditControllerInclusionProofErrors[keyof AuditControllerInclusionProofErrors];
-
-export type AuditControllerInclusionProofResponses = {
-    /**
-     * The path from the leaf to the root of the tree of tree_size events
-     */
-    200: InclusionProofResponseDto;
-};
-
-export type AuditControllerInclusionProofResponse = AuditControllerInclusionProofResponses[keyof AuditControllerInclusionProofResponses];
-
-export type AuditControllerConsistencyProofData = {
-    body?: never;
-    path?: never;
-    query: {
-        /**
-         * The size of the older tree
-         */
-        first: number;
-        /**
-         * The size of the newer tree, at least first
-         */
-        second: number;
-    };
-    url: '/v1/audit/consistency-proof';
-};
-
-export type AuditControllerConsistencyProofErrors = {
-    /**
-     * first or second missing or bad, first above second, or second past the tree (VALIDATION_ERROR)
-     */
-    400: ErrorResponseDto;
-    /**
-     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
-     */
-    401: ErrorResponseDto;
-    /**
-     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
-     */
-    403: ErrorResponseDto;
-    /**
-     * Too many requests or refusals from this client (RATE_LIMITED)
-     */
-    429: ErrorResponseDto;
-    /**
-     * Unexpected failure (INTERNAL_ERROR)
-     */
-    500: ErrorResponseDto;
-    /**
-     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
-     */
-    503: ErrorResponseDto;
-};
-
-export type AuditControllerConsistencyProofError = AuditControllerConsistencyProofErrors[keyof AuditControllerConsistencyProofErrors];
-
-export type AuditControllerConsistencyProofResponses = {
-    /**
-     * The consistency path from the tree of first events to that of second
-     */
-    200: ConsistencyProofResponseDto;
-};
-
-export type AuditControllerConsistencyProofResponse = AuditControllerConsistencyProofResponses[keyof AuditControllerConsistencyProofResponses];
+export type HealthControllerReadyResponse = HealthControllerReadyResponses[keyof HealthControllerReadyResponses];
 
 export type FleetControllerListStarDestroyersData = {
     body?: never;
@@ -1328,60 +1003,385 @@ export type DecommissionRequestsControllerWithdrawResponses = {
 
 export type DecommissionRequestsControllerWithdrawResponse = DecommissionRequestsControllerWithdrawResponses[keyof DecommissionRequestsControllerWithdrawResponses];
 
-export type HealthControllerLiveData = {
+export type AuditControllerListData = {
     body?: never;
     path?: never;
-    query?: never;
-    url: '/health/live';
+    query?: {
+        /**
+         * The maximum number of items to return.
+         */
+        limit?: number;
+        /**
+         * The page to return, counting from 1; a page past the end is empty.
+         */
+        page?: number;
+        outcome?: 'allowed' | 'denied';
+        asset_id?: string;
+        /**
+         * The token subject who acted.
+         */
+        actor?: string;
+        action?: 'auth.authenticate' | 'asset.decommission' | 'asset.recommission' | 'asset.read' | 'audit.read' | 'audit.verify' | 'decommission.request' | 'decommission.approve' | 'decommission.reject' | 'decommission.withdraw' | 'decommission.expire' | 'decommission.read';
+        /**
+         * Events that occurred at or after this instant (ISO 8601 with an offset).
+         */
+        since?: string;
+        /**
+         * Events that occurred before this instant (ISO 8601 with an offset).
+         */
+        until?: string;
+        /**
+         * Keyset cursor: the previous page's next_cursor; the page holds the matching events before that page's last. Any depth costs what the first page does, and events appended meanwhile never shift it. Not together with page, the slow path.
+         */
+        cursor?: string;
+    };
+    url: '/v1/audit/events';
 };
 
-export type HealthControllerLiveErrors = {
+export type AuditControllerListErrors = {
+    /**
+     * Invalid outcome, asset_id, limit or page (VALIDATION_ERROR)
+     */
+    400: ErrorResponseDto;
+    /**
+     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
+     */
+    401: ErrorResponseDto;
+    /**
+     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
+     */
+    403: ErrorResponseDto;
+    /**
+     * Too many requests or refusals from this client (RATE_LIMITED)
+     */
+    429: ErrorResponseDto;
     /**
      * Unexpected failure (INTERNAL_ERROR)
      */
     500: ErrorResponseDto;
-};
-
-export type HealthControllerLiveError = HealthControllerLiveErrors[keyof HealthControllerLiveErrors];
-
-export type HealthControllerLiveResponses = {
     /**
-     * The process answers
-     */
-    200: unknown;
-};
-
-export type HealthControllerReadyData = {
-    body?: never;
-    path?: never;
-    query?: never;
-    url: '/health/ready';
-};
-
-export type HealthControllerReadyErrors = {
-    /**
-     * Unexpected failure (INTERNAL_ERROR)
-     */
-    500: ErrorResponseDto;
-    /**
-     * SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the JWKS cannot be fetched and the last good one is older than its max-age + JWT_JWKS_STALE_SECONDS, the instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS (PostgreSQL), the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down
+     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
      */
     503: ErrorResponseDto;
 };
 
-export type HealthControllerReadyError = HealthControllerReadyErrors[keyof HealthControllerReadyErrors];
+export type AuditControllerListError = AuditControllerListErrors[keyof AuditControllerListErrors];
 
-export type HealthControllerReadyResponses = {
+export type AuditControllerListResponses = {
     /**
-     * Ready. `warnings`, when present, says what an operator should know that does not make the instance unready: a JWKS served stale while its provider cannot be reached
+     * A page of audit events, newest first, and the count of every match
      */
-    200: {
-        status: 'success';
-        warnings?: Array<string>;
-    };
+    200: AuditEventListResponseDto;
 };
 
-export type HealthControllerReadyResponse = HealthControllerReadyResponses[keyof HealthControllerReadyResponses];
+export type AuditControllerListResponse = AuditControllerListResponses[keyof AuditControllerListResponses];
+
+export type AuditControllerStreamData = {
+    body?: never;
+    headers?: {
+        /**
+         * The id of the last event received
+         */
+        'Last-Event-ID'?: string;
+    };
+    path?: never;
+    query?: {
+        outcome?: 'allowed' | 'denied';
+        asset_id?: string;
+        /**
+         * The token subject who acted.
+         */
+        actor?: string;
+        action?: 'auth.authenticate' | 'asset.decommission' | 'asset.recommission' | 'asset.read' | 'audit.read' | 'audit.verify' | 'decommission.request' | 'decommission.approve' | 'decommission.reject' | 'decommission.withdraw' | 'decommission.expire' | 'decommission.read';
+        /**
+         * Events that occurred at or after this instant (ISO 8601 with an offset).
+         */
+        since?: string;
+        /**
+         * Events that occurred before this instant (ISO 8601 with an offset).
+         */
+        until?: string;
+        /**
+         * Resume after this event id, as the Last-Event-ID header does (which wins): the missed events are replayed first. Without either, the stream starts with the next event.
+         */
+        after?: number;
+    };
+    url: '/v1/audit/events/stream';
+};
+
+export type AuditControllerStreamErrors = {
+    /**
+     * Invalid filter, after or Last-Event-ID (VALIDATION_ERROR)
+     */
+    400: ErrorResponseDto;
+    /**
+     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
+     */
+    401: ErrorResponseDto;
+    /**
+     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
+     */
+    403: ErrorResponseDto;
+    /**
+     * Too many requests or refusals from this client (RATE_LIMITED)
+     */
+    429: ErrorResponseDto;
+    /**
+     * Unexpected failure (INTERNAL_ERROR)
+     */
+    500: ErrorResponseDto;
+    /**
+     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
+     */
+    503: ErrorResponseDto;
+};
+
+export type AuditControllerStreamError = AuditControllerStreamErrors[keyof AuditControllerStreamErrors];
+
+export type AuditControllerStreamResponses = {
+    /**
+     * The stream of audit events
+     */
+    200: string;
+};
+
+export type AuditControllerStreamResponse = AuditControllerStreamResponses[keyof AuditControllerStreamResponses];
+
+export type AuditControllerVerifyData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/audit/verify';
+};
+
+export type AuditControllerVerifyErrors = {
+    /**
+     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
+     */
+    401: ErrorResponseDto;
+    /**
+     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
+     */
+    403: ErrorResponseDto;
+    /**
+     * Too many requests or refusals from this client (RATE_LIMITED)
+     */
+    429: ErrorResponseDto;
+    /**
+     * Unexpected failure (INTERNAL_ERROR)
+     */
+    500: ErrorResponseDto;
+    /**
+     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
+     */
+    503: ErrorResponseDto;
+};
+
+export type AuditControllerVerifyError = AuditControllerVerifyErrors[keyof AuditControllerVerifyErrors];
+
+export type AuditControllerVerifyResponses = {
+    /**
+     * The chain was walked: intact, or broken at the event named
+     */
+    200: AuditChainVerificationResponseDto;
+};
+
+export type AuditControllerVerifyResponse = AuditControllerVerifyResponses[keyof AuditControllerVerifyResponses];
+
+export type AuditControllerCheckpointData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/audit/checkpoint';
+};
+
+export type AuditControllerCheckpointErrors = {
+    /**
+     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
+     */
+    401: ErrorResponseDto;
+    /**
+     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
+     */
+    403: ErrorResponseDto;
+    /**
+     * Too many requests or refusals from this client (RATE_LIMITED)
+     */
+    429: ErrorResponseDto;
+    /**
+     * Unexpected failure (INTERNAL_ERROR)
+     */
+    500: ErrorResponseDto;
+    /**
+     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
+     */
+    503: ErrorResponseDto;
+};
+
+export type AuditControllerCheckpointError = AuditControllerCheckpointErrors[keyof AuditControllerCheckpointErrors];
+
+export type AuditControllerCheckpointResponses = {
+    /**
+     * The note exactly as signed
+     */
+    200: string;
+};
+
+export type AuditControllerCheckpointResponse = AuditControllerCheckpointResponses[keyof AuditControllerCheckpointResponses];
+
+export type AuditControllerVerifierKeyData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/audit/checkpoint/verifier-key';
+};
+
+export type AuditControllerVerifierKeyErrors = {
+    /**
+     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
+     */
+    401: ErrorResponseDto;
+    /**
+     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
+     */
+    403: ErrorResponseDto;
+    /**
+     * Too many requests or refusals from this client (RATE_LIMITED)
+     */
+    429: ErrorResponseDto;
+    /**
+     * Unexpected failure (INTERNAL_ERROR)
+     */
+    500: ErrorResponseDto;
+    /**
+     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
+     */
+    503: ErrorResponseDto;
+};
+
+export type AuditControllerVerifierKeyError = AuditControllerVerifierKeyErrors[keyof AuditControllerVerifierKeyErrors];
+
+export type AuditControllerVerifierKeyResponses = {
+    /**
+     * <key name>+<key id, 8 hex digits>+<base64 of 0x01 and the Ed25519 public key>
+     */
+    200: string;
+};
+
+export type AuditControllerVerifierKeyResponse = AuditControllerVerifierKeyResponses[keyof AuditControllerVerifierKeyResponses];
+
+export type AuditControllerInclusionProofData = {
+    body?: never;
+    path: {
+        /**
+         * The event id
+         */
+        id: number;
+    };
+    query?: {
+        /**
+         * The tree to prove inclusion in; by default the latest checkpoint's
+         */
+        tree_size?: number;
+    };
+    url: '/v1/audit/events/{id}/inclusion-proof';
+};
+
+export type AuditControllerInclusionProofErrors = {
+    /**
+     * A bad id or tree_size, past the tree or not including the event (VALIDATION_ERROR)
+     */
+    400: ErrorResponseDto;
+    /**
+     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
+     */
+    401: ErrorResponseDto;
+    /**
+     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
+     */
+    403: ErrorResponseDto;
+    /**
+     * No event has this id (AUDIT_EVENT_NOT_FOUND)
+     */
+    404: ErrorResponseDto;
+    /**
+     * Too many requests or refusals from this client (RATE_LIMITED)
+     */
+    429: ErrorResponseDto;
+    /**
+     * Unexpected failure (INTERNAL_ERROR)
+     */
+    500: ErrorResponseDto;
+    /**
+     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
+     */
+    503: ErrorResponseDto;
+};
+
+export type AuditControllerInclusionProofError = AuditControllerInclusionProofErrors[keyof AuditControllerInclusionProofErrors];
+
+export type AuditControllerInclusionProofResponses = {
+    /**
+     * The path from the leaf to the root of the tree of tree_size events
+     */
+    200: InclusionProofResponseDto;
+};
+
+export type AuditControllerInclusionProofResponse = AuditControllerInclusionProofResponses[keyof AuditControllerInclusionProofResponses];
+
+export type AuditControllerConsistencyProofData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The size of the older tree
+         */
+        first: number;
+        /**
+         * The size of the newer tree, at least first
+         */
+        second: number;
+    };
+    url: '/v1/audit/consistency-proof';
+};
+
+export type AuditControllerConsistencyProofErrors = {
+    /**
+     * first or second missing or bad, first above second, or second past the tree (VALIDATION_ERROR)
+     */
+    400: ErrorResponseDto;
+    /**
+     * Missing, invalid or expired bearer token (UNAUTHENTICATED)
+     */
+    401: ErrorResponseDto;
+    /**
+     * Clearance below 7 (CLEARANCE_INSUFFICIENT)
+     */
+    403: ErrorResponseDto;
+    /**
+     * Too many requests or refusals from this client (RATE_LIMITED)
+     */
+    429: ErrorResponseDto;
+    /**
+     * Unexpected failure (INTERNAL_ERROR)
+     */
+    500: ErrorResponseDto;
+    /**
+     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
+     */
+    503: ErrorResponseDto;
+};
+
+export type AuditControllerConsistencyProofError = AuditControllerConsistencyProofErrors[keyof AuditControllerConsistencyProofErrors];
+
+export type AuditControllerConsistencyProofResponses = {
+    /**
+     * The consistency path from the tree of first events to that of second
+     */
+    200: ConsistencyProofResponseDto;
+};
+
+export type AuditControllerConsistencyProofResponse = AuditControllerConsistencyProofResponses[keyof AuditControllerConsistencyProofResponses];
 
 export type MetricsControllerScrapeData = {
     body?: never;
