@@ -24,7 +24,8 @@ function repairSegment(segment: string): string {
 export function repairPathEncoding(req: Request, _res: Response, next: NextFunction): void {
   const queryStart = req.url.indexOf('?');
   const path = queryStart === -1 ? req.url : req.url.slice(0, queryStart);
-  if (!isWellEncoded(path)) {
+  // Only a percent sign can start a malformed encoding: most paths have none, and skip the decoding.
+  if (path.includes('%') && !isWellEncoded(path)) {
     req.url = path.split('/').map(repairSegment).join('/') + req.url.slice(path.length);
   }
   next();

@@ -25,7 +25,8 @@ function isFlat(fields: unknown): fields is FlatFields {
   if (typeof fields !== 'object' || fields === null || Object.getPrototypeOf(fields) !== Object.prototype) {
     return false;
   }
-  for (const value of Object.values(fields)) {
+  for (const key in fields) {
+    const value = (fields as Record<string, unknown>)[key];
     const kind = typeof value;
     if (!(kind === 'number' || kind === 'boolean' || kind === 'undefined' || (kind === 'string' && (value as string).length <= FLAT_STRING_LIMIT))) {
       return false;
