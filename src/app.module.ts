@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AssetsModule } from './assets';
 import { AuditModule } from './audit';
 import { AuthenticationGuard, AuthModule, ClearanceGuard } from './auth';
+import { SwaggerUiModule } from './bootstrap';
 import { type AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database';
 import { FleetModule } from './fleet';
@@ -40,6 +41,7 @@ export class AppModule {
         ...ROUTE_MODULES,
         ImportModule,
         TracingModule,
+        SwaggerUiModule,
         // Last: Nest registers routes in module order, and its catch-all routes must come after the real ones.
         MethodNotAllowedModule.covering(ROUTE_MODULES),
       ],
