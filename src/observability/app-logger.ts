@@ -1,4 +1,5 @@
 import { ConsoleLogger, type LogLevel } from '@nestjs/common';
+import { EndOfTurnBatch } from '../common';
 import { LOG_LEVELS, type LogLevelName } from '../config';
 
 /** Nest's name for each level of LOG_LEVEL. */
@@ -74,28 +75,15 @@ function formatFlatLine({ at, msg, fields, context }: PendingLine): string {
  * else written to stdout writes them first, and so does the process's exit, so no line is reordered or
  * lost to `process.exit`.
  */
-let pendingLines: PendingLine[] = [];
-
-function flushPendingLines(): void {
-  if (pendingLines.length > 0) {
-    const lines = pendingLines;
-    pendingLines = [];
-    let text = '';
-    for (const line of lines) {
-      text += formatFlatLine(line);
-    }
-    process.stdout.write(text);
+const pendingLines = new EndOfTurnBatch<PendingLine>((lines) => {
+  let text = '';
+  for (const line of lines) {
+    text += formatFlatLine(line);
   }
-}
+  process.stdout.write(text);
+});
 
-function writeAtEndOfTurn(line: PendingLine): void {
-  if (pendingLines.length === 0) {
-    setImmediate(flushPendingLines);
-  }
-  pendingLines.push(line);
-}
-
-process.on('exit', flushPendingLines);
+process.on('exit', pendingLines.flush);
 
 export interface AppLoggerOptions {
   level: LogLevelName;
@@ -112,7 +100,7 @@ export function wantsJsonLogs(production: boolean, stream: { isTTY?: boolean } =
  * Nest's console logger, whose JSON lines carry a UTC `time`, the level by its LOG_LEVEL name and the
  * structured fields a caller passes (`logger.log('request completed', { request_id, ... })`) at the top level.
  * It writes synchronously (to files, terminals and pipes), so the lines logged just before `process.exit`
- * are not lost; access lines at the end of the event loop's turn (writeAtEndOfTurn).
+ * are not lost; access lines at the end of the event loop's turn (pendingLines).
  */
 export class AppLogger extends ConsoleLogger {
   private readonly json: boolean;
@@ -141,7 +129,7 @@ export class AppLogger extends ConsoleLogger {
     }
     if (this.json && typeof message === 'string' && typeof context === 'string' && context !== '' && rest.length === 0 && isFlat(fields)) {
       if (this.isLevelEnabled('log')) {
-        writeAtEndOfTurn({ at: Date.now(), msg: message, fields, context });
+        pendingLines.add({ at: Date.now(), msg: message, fields, context });
       }
       return;
     }
@@ -152,7 +140,7 @@ export class AppLogger extends ConsoleLogger {
   protected override printAsJson(message: unknown, options: Parameters<ConsoleLogger['printAsJson']>[1]): void {
     const { level, timestamp, message: msg, ...fields } = this.getJsonLogObject(message, options);
     const line = this.stringifyJsonLogObject({ time: new Date(timestamp).toISOString(), level: LEVEL_NAMES[level], msg, ...fields });
-    flushPendingLines();
+    pendingLines.flush();
     process[options.writeStreamType ?? 'stdout'].write(`${line}\n`);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { DenialReason } from '../common';
+import { type DenialReason, EndOfTurnBatch } from '../common';
 import { type DB, poolUsage, type PoolUsage } from '../database';
 
 /** One request as the access log and the request metrics both see it. */
@@ -35,7 +35,7 @@ export class Metrics {
     help: 'HTTP requests answered, by method, route template and status (0: the client left first)',
     labelNames: ['method', 'route', 'status'],
     registers: [this.registry],
-    collect: () => this.countPendingRequests(),
+    collect: () => this.pendingRequests.flush(),
   });
   private readonly durations = new Histogram({
     name: 'http_request_duration_seconds',
@@ -43,7 +43,7 @@ export class Metrics {
     labelNames: ['method', 'route', 'status'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
-    collect: () => this.countPendingRequests(),
+    collect: () => this.pendingRequests.flush(),
   });
   private readonly decommissions = new Counter({
     name: 'fleet_registry_decommissions_total',
@@ -117,21 +117,14 @@ export class Metrics {
    * first (prom-client calls `collect` before it reads): counted in one run rather than amid each answer,
    * they cost a request less CPU (docs/performance.md).
    */
-  private pendingRequests: RequestObservation[] = [];
-
-  requestObserved(observation: RequestObservation): void {
-    if (this.pendingRequests.length === 0) {
-      setImmediate(() => this.countPendingRequests());
-    }
-    this.pendingRequests.push(observation);
-  }
-
-  private countPendingRequests(): void {
-    const observations = this.pendingRequests;
-    this.pendingRequests = [];
+  private readonly pendingRequests = new EndOfTurnBatch<RequestObservation>((observations) => {
     for (const observation of observations) {
       this.countRequest(observation);
     }
+  });
+
+  requestObserved(observation: RequestObservation): void {
+    this.pendingRequests.add(observation);
   }
 
   private countRequest({ method, route, status, seconds }: RequestObservation): void {
