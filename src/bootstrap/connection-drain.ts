@@ -14,25 +14,23 @@ import { AbstractHttpAdapter, HttpAdapterHost } from '@nestjs/core';
 @Injectable()
 export class ConnectionDrain implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Shutdown');
-  /** The connections that have carried a request, until they close. */
-  private readonly connections = new Set<Socket>();
   /**
-   * Each connection's latest response. Kept per connection, not per request: a Set of the requests in
-   * flight grew and shrank its table on every request, and each new table outlived a young collection,
-   * filling the old generation until a major collection paused the server.
+   * Each connection that has carried a request, with its latest response, until it closes. Kept per
+   * connection, not per request: a Set of the requests in flight grew and shrank its table on every
+   * request, and each new table outlived a young collection, filling the old generation until a major
+   * collection paused the server.
    */
-  private readonly latestResponse = new WeakMap<Socket, ServerResponse>();
+  private readonly latestResponses = new Map<Socket, ServerResponse>();
 
   constructor(private readonly adapterHost: HttpAdapterHost<AbstractHttpAdapter<Server>>) {}
 
   onApplicationBootstrap(): void {
     this.server().on('request', (request: IncomingMessage, response: ServerResponse) => {
       const { socket } = request;
-      if (!this.latestResponse.has(socket)) {
-        this.connections.add(socket);
-        socket.once('close', () => this.connections.delete(socket));
+      if (!this.latestResponses.has(socket)) {
+        socket.once('close', () => this.latestResponses.delete(socket));
       }
-      this.latestResponse.set(socket, response);
+      this.latestResponses.set(socket, response);
     });
   }
 
@@ -53,12 +51,11 @@ export class ConnectionDrain implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private closeStillReceiving(): void {
-    for (const socket of this.connections) {
-      const response = this.latestResponse.get(socket);
-      if (response && !response.writableFinished && !response.req.complete) {
+    for (const [socket, response] of this.latestResponses) {
+      if (!response.writableFinished && !response.req.complete) {
         this.logger.warn(`closing a connection whose request body is still arriving: ${response.req.method} ${response.req.url}`);
         socket.destroy();
-        this.connections.delete(socket);
+        this.latestResponses.delete(socket);
       }
     }
   }
