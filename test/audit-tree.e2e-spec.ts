@@ -200,12 +200,14 @@ describeEachDatabase('the witness and audit:verify --checkpoint against tamperin
   /** Every table of the trail, as a backup holds it. */
   const TABLES = ['audit_events', 'audit_tree_nodes', 'audit_chain_head', 'audit_checkpoint'] as const;
   const backup = async () => Object.fromEntries(await Promise.all(TABLES.map(async (table) => [table, await t.db.selectFrom(table).selectAll().execute()])));
-  const restore = async (rows: Record<string, unknown[]>) => {
-    for (const table of TABLES) {
-      await t.db.deleteFrom(table).execute();
-      if (rows[table].length > 0) await t.db.insertInto(table).values(rows[table]).execute();
-    }
-  };
+  /** In one transaction, as a restore is: the app's checkpointer, every 100 ms, cannot sign in between a table's delete and its insert. */
+  const restore = (rows: Record<string, unknown[]>) =>
+    t.db.transaction().execute(async (trx) => {
+      for (const table of TABLES) {
+        await trx.deleteFrom(table).execute();
+        if (rows[table].length > 0) await trx.insertInto(table).values(rows[table]).execute();
+      }
+    });
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fleet-registry-witness-'));
