@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   } finally {
     process.stdout.write = print;
   }
-  const [emptyTurns] = samples.map((round) => Math.min(...round));
+  const emptyTurns = Math.min(...samples[0]);
   for (const [index, { label }] of candidates.entries()) {
     const sorted = samples[index].sort((a, b) => a - b);
     const net = index === 0 ? '' : `  net of the turns: ${(sorted[0] - emptyTurns).toFixed(2)} µs`;
