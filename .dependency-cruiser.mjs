@@ -24,6 +24,27 @@ export default {
       to: { path: '^src/[^/]+/', pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$'] },
     },
     {
+      name: 'audit-rooms-through-their-doors',
+      severity: 'error',
+      comment: "Inside src/audit, a room (write/, trail/, api/) reaches another only through that room's index.ts.",
+      from: { path: '^src/audit/([^/]+)/' },
+      to: { path: '^src/audit/[^/]+/', pathNot: ['^src/audit/$1/', '^src/audit/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'audit-rooms-in-order',
+      severity: 'error',
+      comment: 'api/ reads what write/ appends and trail/ proves; write/ chains with trail/; trail/ needs neither, so it can be checked alone.',
+      from: { path: '^src/audit/(trail|write)/' },
+      to: { path: '^src/audit/api/' },
+    },
+    {
+      name: 'audit-trail-stands-alone',
+      severity: 'error',
+      comment: 'The chain, the tree and their verification depend on no way of writing or reading the trail.',
+      from: { path: '^src/audit/trail/' },
+      to: { path: '^src/audit/write/' },
+    },
+    {
       name: 'wiring-through-the-door',
       severity: 'error',
       comment: "The top-level files (main.ts, app.module.ts, ...) reach a module only through its index.ts.",

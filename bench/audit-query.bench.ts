@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CompiledQuery, type Kysely } from 'kysely';
-import { AuditRepository } from '../src/audit';
+import { AuditQueryRepository } from '../src/audit';
 import { AUDIT_ACTIONS } from '../src/common';
 import type { DatabaseLocation } from '../src/config';
 import { createDatabase, type DB, migrateToLatest } from '../src/database';
@@ -14,7 +14,7 @@ import { positiveOption } from './lab';
  * `npm run bench:audit-query`: issue 23's audit query target. 1M audit events (--events N) on SQLite and,
  * with TEST_DATABASE_URL, PostgreSQL; every combination of the equality filters (actor, action, outcome,
  * asset_id), with and without a since/until range: the first page, and a page at depth (a cursor near
- * the oldest event), each answered by the service's AuditRepository.findPage (its statements, HTTP
+ * the oldest event), each answered by the service's AuditQueryRepository.findPage (its statements, HTTP
  * aside), p50 and p99 over --samples runs. Target: p99 under 10 ms on SQLite, the same order (under
  * 100 ms) on PostgreSQL. Exit code 1 when a target is missed.
  */
@@ -80,7 +80,7 @@ async function measure(label: string, location: DatabaseLocation, events: number
     await load(db, events);
     await db.executeQuery(CompiledQuery.raw('ANALYZE'));
     console.log(`${label}: ${events.toLocaleString('en')} events loaded in ${((performance.now() - loading) / 1000).toFixed(1)} s`);
-    const repository = new AuditRepository(db);
+    const repository = new AuditQueryRepository(db);
     // The middle tenth of the trail; a cursor at depth sits 1,000 events above the oldest event in view.
     const range = { since: new Date(START + events * 450).toISOString(), until: new Date(START + events * 550).toISOString() };
     let worst = 0;

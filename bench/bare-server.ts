@@ -1,7 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Database, { type Statement } from 'better-sqlite3';
-import { chainEvents, type UnchainedEvent } from '../src/audit/audit-chain';
+import { chainEvents, type UnchainedEvent } from '../src/audit/trail/audit-chain';
 import { type AuditChainHead, SECTORS } from '../src/database/database.types';
 
 /*

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kysely, SqliteDialect } from 'kysely';
-import { AssetsRepository, type DecommissionRecord } from '../src/assets/assets.repository';
-import { AuditRepository } from '../src/audit/audit.repository';
-import { type DB, migrateToLatest, precompile, selectPage } from '../src/database';
+import { AssetsRepository } from '../src/assets/assets.repository';
+import { AuditWriteRepository } from '../src/audit/write/audit-write.repository';
+import { type DB, migrateToLatest, selectPage } from '../src/database';
 import { openSqlite } from '../src/database';
 import { StatementCachingDatabase } from '../src/database/statement-cache';
 
@@ -73,16 +73,14 @@ async function round(subject: Subject): Promise<void> {
     await timed(LISTINGS, () => selectPage(vessels, (query) => query.selectAll().orderBy('id'), { limit: 10, offset: 20 })),
   );
   const assets = new AssetsRepository(db);
-  const decommission = precompile((values: DecommissionRecord & { assetId: string }) => assets.decommissionStatement(values));
-  const audit = new AuditRepository(db);
+  const audit = new AuditWriteRepository(db);
   const origin = { action: 'asset.decommission', outcome: 'allowed', reason: null, actor: 'bench', actor_clearance: 7, request_id: 'r', ip: '127.0.0.1', method: 'DELETE', path: '/v1/assets/x', details: null } as const;
   subject.decommission.push(
     await timed(DECOMMISSIONS, () =>
       db.transaction().execute(async (trx) => {
         const assetId = `BEN-${String(subject.decommissioned++).padStart(4, '0')}`;
-        const record = { decommission_reason: 'bench', authorized_by: 'bench', decommissioned_at: new Date().toISOString() };
-        if ((await trx.executeQuery(decommission({ ...record, assetId }))).rows.length === 0) throw new Error(`${assetId} not decommissioned`);
-        await audit.append({ ...origin, asset_id: assetId }, trx);
+        if (!(await assets.decommission(trx, assetId, { decommission_reason: 'bench', authorized_by: 'bench' }))) throw new Error(`${assetId} not decommissioned`);
+        await audit.appendToChain(trx, { ...origin, asset_id: assetId });
       }),
     ),
   );

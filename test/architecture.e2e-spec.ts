@@ -41,6 +41,9 @@ describe('architecture rules (.dependency-cruiser.mjs)', () => {
         { rule: 'migrations-are-frozen', from: 'src/database/migrations/002-second.ts', to: 'src/feature/index.ts' },
         { rule: 'common-imports-nothing-from-src', from: 'src/common/index.ts', to: 'src/feature/index.ts' },
         { rule: 'http-imports-only-common', from: 'src/http/index.ts', to: 'src/feature/index.ts' },
+        { rule: 'audit-rooms-through-their-doors', from: 'src/audit/api/index.ts', to: 'src/audit/trail/chain.ts' },
+        { rule: 'audit-rooms-in-order', from: 'src/audit/write/index.ts', to: 'src/audit/api/index.ts' },
+        { rule: 'audit-trail-stands-alone', from: 'src/audit/trail/index.ts', to: 'src/audit/write/index.ts' },
       ]),
     );
   });

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { Kysely, type Migration, Migrator } from 'kysely';
-import { AuditChainVerifier } from '../src/audit/audit-chain.verifier';
-import { AuditRepository, nodeKey } from '../src/audit/audit.repository';
-import { eventLeafHash } from '../src/audit/audit-chain';
-import { inclusionPlan, nodeHash } from '../src/audit/merkle';
+import { AuditChainVerifier } from '../src/audit/trail/audit-chain.verifier';
+import { nodeKey, TrailRepository } from '../src/audit/trail/trail.repository';
+import { AuditWriteRepository } from '../src/audit/write/audit-write.repository';
+import { eventLeafHash } from '../src/audit/trail/audit-chain';
+import { inclusionPlan, nodeHash } from '../src/audit/trail/merkle';
 import { loadAppConfig } from '../src/config';
 import { createDatabase, type DB, migrateToLatest } from '../src/database';
 import { currentSchema } from '../src/database';
@@ -27,7 +28,8 @@ describeEachDatabase('migration 002-audit-chain on a database with events', (eng
   let dir: string;
   let database: TestDatabase;
   let db: Kysely<DB>;
-  let repository: AuditRepository;
+  let repository: TrailRepository;
+  let writes: AuditWriteRepository;
   const verify = () => new AuditChainVerifier(repository).verify();
 
   before(async () => {
@@ -39,7 +41,8 @@ describeEachDatabase('migration 002-audit-chain on a database with events', (eng
     assert.equal((await migrator.migrateToLatest()).error, undefined);
     await db.insertInto('audit_events').values(OLD_EVENTS as never).execute();
     assert.deepEqual(await migrateToLatest(db), ['002-audit-chain', '003-vessel-counts', '004-audit-pending', '005-audit-tree', '006-audit-query-indexes', '007-decommission-requests', '008-audit-tree-without-pairs']);
-    repository = new AuditRepository(db);
+    repository = new TrailRepository(db);
+    writes = new AuditWriteRepository(db);
   });
   after(async () => {
     await db.destroy();
@@ -100,7 +103,7 @@ describeEachDatabase('migration 002-audit-chain on a database with events', (eng
 
   it('keeps the recorded times, and appends after the latest of them', async () => {
     const event = { ...OLD_EVENTS[0], request_id: 'new-1', actor: null, actor_clearance: null, asset_id: null, details: null };
-    await db.transaction().execute((trx) => repository.append(event, trx));
+    await db.transaction().execute((trx) => writes.appendToChain(trx, event));
     const newest = await db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
     assert.deepEqual([newest.id, newest.request_id, newest.occurred_at], [10, 'new-1', '2030-01-01T00:00:00.000Z']);
     const result = await verify();

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { eventHash } from '../src/audit/audit-chain';
+import { eventHash } from '../src/audit/trail/audit-chain';
 import type { AuditEventRow } from '../src/database';
 import { createTestDatabase, describeEachDatabase, failAuditEvents, type TestDatabase } from './support/databases';
 import { decommission, expectErrorBody, listAuditEvents, listFleet, verifyAuditChain } from './support/http';

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { Response } from 'supertest';
 import { CompiledQuery, type KyselyPlugin } from 'kysely';
-import { AuditRepository } from '../src/audit';
+import { AuditQueryRepository } from '../src/audit';
 import type { AuditEventRow } from '../src/database';
 import { describeEachDatabase } from './support/databases';
 import { expectErrorBody, listAuditEvents, listFleet } from './support/http';
@@ -180,10 +180,10 @@ describeEachDatabase('GET /v1/audit/events: filters and keyset paging against a 
         },
         transformResult: async ({ result }) => result,
       };
-      const repository = new AuditRepository(t.db.withPlugin(capturing));
+      const repository = new AuditQueryRepository(t.db.withPlugin(capturing));
       // The constructor compiles its own statements through the plugin too.
       captured.length = 0;
-      await repository.findPage(filter as Parameters<AuditRepository['findPage']>[0], { limit: 10, beforeId });
+      await repository.findPage(filter as Parameters<AuditQueryRepository['findPage']>[0], { limit: 10, beforeId });
       return captured.map(({ node, queryId }) => t.db.getExecutor().compileQuery(node, queryId));
     }
 

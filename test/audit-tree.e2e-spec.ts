@@ -14,7 +14,7 @@ import { waitUntil } from './support/wait';
 
 /** Checkpoints are signed on a timer: waits for one that holds. */
 const untilCheckpointed = (check: () => Promise<boolean>) => waitUntil(check, 'no checkpoint of the expected size within 10 s');
-import { AuditRepository } from '../src/audit';
+import { AuditWriteRepository } from '../src/audit';
 import type { AuditEventRow } from '../src/database';
 
 /*
@@ -270,7 +270,7 @@ describeEachDatabase('the witness and audit:verify --checkpoint against tamperin
     const file = join(dir, 'checkpoint-9.txt');
     const kept = readFileSync(state(), 'utf8');
     const original = await backup();
-    const repository = new AuditRepository(t.db);
+    const repository = new AuditWriteRepository(t.db);
     const rebuild = async (count: number) => {
       await t.db.deleteFrom('audit_events').execute();
       await t.db.deleteFrom('audit_tree_nodes').execute();
@@ -278,7 +278,7 @@ describeEachDatabase('the witness and audit:verify --checkpoint against tamperin
       for (let i = 0; i < count; i++) {
         const { action, outcome, reason, actor, actor_clearance, asset_id, ip, method, path } = original.audit_events[i % original.audit_events.length] as AuditEventRow;
         const event = { action, outcome, reason, actor, actor_clearance, asset_id, ip, method, path, request_id: `rebuilt-${i}`, details: null };
-        await t.db.transaction().execute((trx) => repository.append(event, trx));
+        await t.db.transaction().execute((trx) => repository.appendToChain(trx, event));
       }
     };
     try {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AuditRepository } from '../src/audit';
+import { AuditWriteRepository } from '../src/audit';
 import { loadAppConfig } from '../src/config';
 import { type AssetRow, createDatabase, migrateToLatest, type VesselRow } from '../src/database';
 import { createTestDatabase, describeEachDatabase, type TestDatabase, type TestEngine, testEngines } from './support/databases';
@@ -334,10 +334,11 @@ describeEachDatabase('npm run audit:export', (engine) => {
   before(async () => {
     await data.withDb(async (db) => {
       await migrateToLatest(db);
-      const audit = new AuditRepository(db);
+      const audit = new AuditWriteRepository(db);
       for (let index = 0; index < EVENTS; index += 1) {
         await db.transaction().execute((trx) =>
-          audit.append(
+          audit.appendToChain(
+            trx,
             {
               action: 'asset.decommission',
               outcome: index % 3 === 0 ? 'allowed' : 'denied',
@@ -351,7 +352,6 @@ describeEachDatabase('npm run audit:export', (engine) => {
               path: '/v1/assets/TIE-0001',
               details: null,
             },
-            trx,
           ),
         );
       }

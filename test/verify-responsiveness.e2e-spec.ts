@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { chainEvents, GENESIS_HASH } from '../src/audit/audit-chain';
+import { chainEvents, GENESIS_HASH } from '../src/audit/trail/audit-chain';
 import type { AuditChainHead } from '../src/database';
 import { startTestApp, type TestApp } from './support/test-app';
 

@@ -33,36 +33,27 @@ export class AssetsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
   /**
-   * The decommission: one conditional UPDATE that returns the asset, so of two racing decommissions
-   * exactly one sees the row. Built with placeholders, to be compiled once (precompile). Its time is the
-   * database's clock, which its audit event is dated by too.
+   * The decommission, inside `trx`: one conditional UPDATE that returns the asset, so of two racing
+   * decommissions exactly one sees the row; undefined when the asset is absent or not active. Its time
+   * is the database's clock, which its audit event is dated by too.
    */
-  decommissionStatement(values: DecommissionRecord & { assetId: string }) {
-    return this.db
+  decommission(trx: Kysely<DB>, assetId: string, record: DecommissionRecord) {
+    return trx
       .updateTable('assets')
-      .set({
-        decommission_reason: values.decommission_reason,
-        decommissioned_at: databaseClock(this.db),
-        authorized_by: values.authorized_by,
-        status: 'decommissioned',
-      })
-      .where('asset_id', '=', values.assetId)
+      .set({ ...record, decommissioned_at: databaseClock(trx), status: 'decommissioned' })
+      .where('asset_id', '=', assetId)
       .where('status', '=', 'active')
       .returning(DECOMMISSIONED_ASSET_COLUMNS)
-      .$narrowType<{ [K in keyof DecommissionRecord | 'decommissioned_at']: NotNull }>();
+      .$narrowType<{ [K in keyof DecommissionRecord | 'decommissioned_at']: NotNull }>()
+      .executeTakeFirst();
   }
 
   /**
-   * The recommission: one conditional UPDATE, so of racing recommissions exactly one sees the row
-   * decommissioned. The last decommission's fields stay: the record keeps why it was once retired.
+   * The recommission, inside `trx`: one conditional UPDATE, so of racing recommissions exactly one sees
+   * the row decommissioned. The last decommission's fields stay: the record keeps why it was once retired.
    */
-  recommissionStatement(values: { assetId: string }) {
-    return this.db
-      .updateTable('assets')
-      .set({ status: 'active' })
-      .where('asset_id', '=', values.assetId)
-      .where('status', '=', 'decommissioned')
-      .returning(ASSET_COLUMNS);
+  recommission(trx: Kysely<DB>, assetId: string) {
+    return trx.updateTable('assets').set({ status: 'active' }).where('asset_id', '=', assetId).where('status', '=', 'decommissioned').returning(ASSET_COLUMNS).executeTakeFirst();
   }
 
   findById(assetId: string) {

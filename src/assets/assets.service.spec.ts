@@ -4,10 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import { Logger } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { Kysely, sql } from 'kysely';
-import { AuditRepository, AuditSequencer, AuditService } from '../audit';
+import { AuditService, AuditWriteRepository, createAuditLog } from '../audit';
 import { loadAppConfig } from '../config';
 import { type RequestOrigin, ResourceNotFoundError, ServiceUnavailableError } from '../common';
-import { createDatabase, DatabaseHealth, type DB, migrateToLatest, type NewAsset, TransactionRunner } from '../database';
+import { createDatabase, type DB, migrateToLatest, type NewAsset, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import type { DenialLimiter } from '../rate-limit';
 import { AssetAccessDeniedError } from './assets.errors';
@@ -49,9 +49,10 @@ function createService(db: Kysely<DB>): AssetsService {
   // The service writes only allowed events, which no limit applies to.
   const unlimited = { count: async () => ({ limited: false }) } as unknown as DenialLimiter;
   const metrics = new Metrics(db);
-  const [audit, transactions] = [new AuditRepository(db), new TransactionRunner(db)];
-  const sequencer = new AuditSequencer(db, audit, transactions, metrics, loadAppConfig({}));
-  return new AssetsService(new AssetsRepository(db), new AuditService(audit, unlimited, transactions, metrics, sequencer, new DatabaseHealth(db)), metrics);
+  const transactions = new TransactionRunner(db);
+  const log = createAuditLog(transactions, db, new AuditWriteRepository(db), metrics, loadAppConfig({}));
+  const audit = new AuditService(log, transactions, unlimited, metrics, () => undefined);
+  return new AssetsService(new AssetsRepository(db), audit, transactions, metrics);
 }
 
 const listQuery = (query: Record<string, unknown> = {}) => plainToInstance(ListAssetsQueryDto, query);

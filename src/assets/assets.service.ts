@@ -1,25 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit';
 import { type Actor, AUDIT_ACTIONS, pageMeta, pageOffset, type RequestOrigin, ResourceNotFoundError } from '../common';
+import { TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { AssetAccessDeniedError, AssetNotDecommissionedError } from './assets.errors';
-import { AssetsRepository, type DecommissionRecord } from './assets.repository';
+import { AssetsRepository } from './assets.repository';
 import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetDto, ListAssetsQueryDto, RecommissionAssetDto } from './dto/asset.dto';
 
 @Injectable()
 export class AssetsService {
-  /** The conditional UPDATE and its audit event, committed together. */
-  private readonly decommissionRecorded;
-  private readonly recommissionRecorded;
-
   constructor(
     private readonly assets: AssetsRepository,
-    audit: AuditService,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
     private readonly metrics: Metrics,
-  ) {
-    this.decommissionRecorded = audit.recordedChange((values: DecommissionRecord & { assetId: string }) => assets.decommissionStatement(values));
-    this.recommissionRecorded = audit.recordedChange((values: { assetId: string }) => assets.recommissionStatement(values));
-  }
+  ) {}
 
   /**
    * The asset leaves the active records and its audit event is written with it, committed together;
@@ -34,13 +29,13 @@ export class AssetsService {
     approvedRequestId?: string,
   ): Promise<DecommissionedAssetDto> {
     const action = AUDIT_ACTIONS.decommission;
-    const record = { decommission_reason: request.reason, authorized_by: request.authorized_by };
-    const decommissioned = await this.decommissionRecorded({ ...record, assetId }, {
-      action,
-      outcome: 'allowed',
-      actor: officer,
-      origin,
-      details: { request_id: approvedRequestId, reason: request.reason, authorized_by: request.authorized_by },
+    const decommissioned = await this.transactions.run(async (trx) => {
+      const asset = await this.assets.decommission(trx, assetId, { decommission_reason: request.reason, authorized_by: request.authorized_by });
+      if (asset) {
+        const details = { request_id: approvedRequestId, reason: request.reason, authorized_by: request.authorized_by };
+        await this.audit.append(trx, { action, outcome: 'allowed', actor: officer, origin, details });
+      }
+      return asset;
     });
     if (!decommissioned) {
       throw AssetAccessDeniedError.notFound().deniedAs({ action, reason: 'ASSET_NOT_FOUND', actor: officer });
@@ -55,12 +50,12 @@ export class AssetsService {
    */
   async recommission(assetId: string, request: RecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<AssetDto> {
     const action = AUDIT_ACTIONS.recommission;
-    const recommissioned = await this.recommissionRecorded({ assetId }, {
-      action,
-      outcome: 'allowed',
-      actor: officer,
-      origin,
-      details: { reason: request.reason, authorized_by: request.authorized_by },
+    const recommissioned = await this.transactions.run(async (trx) => {
+      const asset = await this.assets.recommission(trx, assetId);
+      if (asset) {
+        await this.audit.append(trx, { action, outcome: 'allowed', actor: officer, origin, details: { reason: request.reason, authorized_by: request.authorized_by } });
+      }
+      return asset;
     });
     if (recommissioned) {
       return recommissioned;

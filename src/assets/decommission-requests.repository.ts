@@ -50,8 +50,8 @@ export class DecommissionRequestsRepository {
    * active, or when the asset already has a pending request (the partial unique index refuses it, so
    * two instances racing open one).
    */
-  openStatement(values: NewDecommissionRequest) {
-    return this.db
+  open(trx: Kysely<DB>, values: NewDecommissionRequest) {
+    return trx
       .insertInto('decommission_requests')
       .columns(['request_id', 'asset_id', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at'])
       .expression((eb) =>
@@ -71,35 +71,38 @@ export class DecommissionRequestsRepository {
           .where('status', '=', 'active'),
       )
       .onConflict((conflict) => conflict.doNothing())
-      .returning(DECOMMISSION_REQUEST_COLUMNS);
+      .returning(DECOMMISSION_REQUEST_COLUMNS)
+      .executeTakeFirst();
   }
 
   /** Approves a pending, unexpired request named to `officer`: of racing decisions exactly one sees it pending. */
-  approveStatement(values: RequestDecision) {
-    return this.decideStatement('approved', values).where('authorized_by', '=', values.officer);
+  approve(trx: Kysely<DB>, values: RequestDecision) {
+    return this.decide(trx, 'approved', values).where('authorized_by', '=', values.officer).executeTakeFirst();
   }
 
-  rejectStatement(values: RequestDecision) {
-    return this.decideStatement('rejected', values).where('authorized_by', '=', values.officer);
+  reject(trx: Kysely<DB>, values: RequestDecision) {
+    return this.decide(trx, 'rejected', values).where('authorized_by', '=', values.officer).executeTakeFirst();
   }
 
-  withdrawStatement(values: RequestDecision) {
-    return this.decideStatement('withdrawn', values).where('requested_by', '=', values.officer);
+  withdraw(trx: Kysely<DB>, values: RequestDecision) {
+    return this.decide(trx, 'withdrawn', values).where('requested_by', '=', values.officer).executeTakeFirst();
   }
 
   /** Marks a pending request past its expiry as expired, once: it expired at expires_at, decided by no one. */
-  expireStatement(values: { requestId: string; now: string }) {
-    return this.db
+  expire(trx: Kysely<DB>, values: { requestId: string; now: string }) {
+    return trx
       .updateTable('decommission_requests')
       .set((eb) => ({ state: 'expired', decided_at: eb.ref('expires_at') }))
       .where('request_id', '=', values.requestId)
       .where('state', '=', 'pending')
       .where('expires_at', '<=', values.now)
-      .returning(DECOMMISSION_REQUEST_COLUMNS);
+      .returning(DECOMMISSION_REQUEST_COLUMNS)
+      .executeTakeFirst();
   }
 
-  private decideStatement(state: Exclude<DecommissionRequestState, 'pending' | 'expired'>, values: RequestDecision) {
-    return this.db
+  /** The conditional UPDATE of a pending, unexpired request, to be narrowed to the officer the decision needs. */
+  private decide(trx: Kysely<DB>, state: Exclude<DecommissionRequestState, 'pending' | 'expired'>, values: RequestDecision) {
+    return trx
       .updateTable('decommission_requests')
       .set({ state, decided_at: values.decidedAt, decided_by: values.officer })
       .where('request_id', '=', values.requestId)

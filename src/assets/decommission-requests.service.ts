@@ -19,7 +19,6 @@ import {
 import {
   type DecommissionRequestFilter,
   DecommissionRequestsRepository,
-  type NewDecommissionRequest,
   type RequestDecision,
 } from './decommission-requests.repository';
 import type { DecommissionAssetDto, DecommissionedAssetDto } from './dto/asset.dto';
@@ -50,25 +49,13 @@ const originOf = (origin: RequestOrigin, request: Request): RequestOrigin => ({ 
  */
 @Injectable()
 export class DecommissionRequestsService {
-  private readonly openRecorded;
-  private readonly decisionsRecorded;
-  private readonly expireRecorded;
-
   constructor(
     private readonly requests: DecommissionRequestsRepository,
     private readonly assets: AssetsService,
-    audit: AuditService,
+    private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.openRecorded = audit.recordedChange((values: NewDecommissionRequest) => requests.openStatement(values));
-    this.decisionsRecorded = {
-      approve: audit.recordedChange((values: RequestDecision) => requests.approveStatement(values)),
-      reject: audit.recordedChange((values: RequestDecision) => requests.rejectStatement(values)),
-      withdraw: audit.recordedChange((values: RequestDecision) => requests.withdrawStatement(values)),
-    };
-    this.expireRecorded = audit.recordedChange((values: { requestId: string; now: string }) => requests.expireStatement(values));
-  }
+  ) {}
 
   get required(): boolean {
     return this.config.decommissionApproval.policy === 'required';
@@ -98,12 +85,13 @@ export class DecommissionRequestsService {
       createdAt: createdAt.toISOString(),
       expiresAt: new Date(createdAt.getTime() + this.config.decommissionApproval.ttlSeconds * 1000).toISOString(),
     };
-    const opened = await this.openRecorded(request, {
-      action: AUDIT_ACTIONS.requestDecommission,
-      outcome: 'allowed',
-      actor: officer,
-      origin,
-      details: { request_id: request.requestId, reason: body.reason, authorized_by: body.authorized_by },
+    const opened = await this.transactions.run(async (trx) => {
+      const row = await this.requests.open(trx, request);
+      if (row) {
+        const details = { request_id: request.requestId, reason: body.reason, authorized_by: body.authorized_by };
+        await this.audit.append(trx, { action: AUDIT_ACTIONS.requestDecommission, outcome: 'allowed', actor: officer, origin, details });
+      }
+      return row;
     });
     if (opened) {
       return opened;
@@ -118,10 +106,13 @@ export class DecommissionRequestsService {
   /** The named officer's approval: the asset is decommissioned as by a direct DELETE, in the same transaction. */
   async approve(requestId: string, officer: Actor, origin: RequestOrigin): Promise<DecommissionedAssetDto> {
     const request = await this.pendingFor('approve', requestId, officer, origin);
-    const decommissioned = await this.transactions.run(async () => {
-      const approved = await this.decisionsRecorded.approve(this.decision(request, officer), this.entry(DECISION_ACTIONS.approve, request, officer, origin));
+    const decommissioned = await this.transactions.run(async (trx) => {
+      if (!(await this.requests.approve(trx, this.decision(request, officer)))) {
+        return undefined;
+      }
+      await this.audit.append(trx, this.entry(DECISION_ACTIONS.approve, request, officer, origin));
       const record = { reason: request.reason, authorized_by: request.authorized_by };
-      return approved && this.assets.decommission(request.asset_id, record, officer, originOf(origin, request), request.request_id);
+      return this.assets.decommission(request.asset_id, record, officer, originOf(origin, request), request.request_id);
     });
     return decommissioned ?? this.refuseDecided('approve', requestId, officer, origin);
   }
@@ -161,7 +152,13 @@ export class DecommissionRequestsService {
 
   private async decide(decision: 'reject' | 'withdraw', requestId: string, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
     const request = await this.pendingFor(decision, requestId, officer, origin);
-    const decided = await this.decisionsRecorded[decision](this.decision(request, officer), this.entry(DECISION_ACTIONS[decision], request, officer, origin));
+    const decided = await this.transactions.run(async (trx) => {
+      const row = await this.requests[decision](trx, this.decision(request, officer));
+      if (row) {
+        await this.audit.append(trx, this.entry(DECISION_ACTIONS[decision], request, officer, origin));
+      }
+      return row;
+    });
     return decided ?? this.refuseDecided(decision, requestId, officer, origin);
   }
 
@@ -204,8 +201,15 @@ export class DecommissionRequestsService {
       return request;
     }
     const entry = this.entry(AUDIT_ACTIONS.expireDecommission, request, officer, origin);
+    const expired = await this.transactions.run(async (trx) => {
+      const row = await this.requests.expire(trx, { requestId: request.request_id, now });
+      if (row) {
+        await this.audit.append(trx, entry);
+      }
+      return row;
+    });
     // Undefined when another request (on any instance) marked it first.
-    return (await this.expireRecorded({ requestId: request.request_id, now }, entry)) ?? { ...request, state: 'expired', decided_at: request.expires_at };
+    return expired ?? { ...request, state: 'expired', decided_at: request.expires_at };
   }
 
   private decision(request: Request, officer: Actor): RequestDecision {

@@ -2,19 +2,27 @@ import { Module } from '@nestjs/common';
 import { DENIAL_RECORDER } from '../common';
 import { MetricsModule } from '../observability';
 import { RateLimitModule } from '../rate-limit';
-import { AuditChainVerifier } from './audit-chain.verifier';
-import { ChainVerificationThread } from './chain-verification-thread';
-import { AuditController } from './audit.controller';
-import { AuditRepository } from './audit.repository';
-import { AuditService } from './audit.service';
-import { AuditSequencer } from './audit-sequencer';
-import { AuditStream } from './audit-stream';
-import { AuditTree } from './audit-tree';
+import { AuditController, AuditEventsService, AuditQueryRepository, AuditStream } from './api';
+import { AuditChainVerifier, AuditTree, ChainVerificationThread, TrailRepository } from './trail';
+import { AUDIT_LOG_PROVIDER, AuditLog, AuditService, AuditWriteRepository } from './write';
 
+/** The audit trail in three rooms: write/ (appending decisions), trail/ (chain, tree, checkpoints, verification), api/ (reading it over HTTP). */
 @Module({
   imports: [RateLimitModule, MetricsModule],
   controllers: [AuditController],
-  providers: [AuditRepository, AuditService, AuditSequencer, AuditStream, AuditChainVerifier, ChainVerificationThread, AuditTree, { provide: DENIAL_RECORDER, useExisting: AuditService }],
-  exports: [AuditService, AuditSequencer, DENIAL_RECORDER],
+  providers: [
+    AuditWriteRepository,
+    AUDIT_LOG_PROVIDER,
+    AuditService,
+    TrailRepository,
+    AuditTree,
+    AuditChainVerifier,
+    ChainVerificationThread,
+    AuditQueryRepository,
+    AuditEventsService,
+    AuditStream,
+    { provide: DENIAL_RECORDER, useExisting: AuditService },
+  ],
+  exports: [AuditService, AuditLog, DENIAL_RECORDER],
 })
 export class AuditModule {}

@@ -1,11 +1,4 @@
 export { AuditModule } from './audit.module';
-export { AuditService } from './audit.service';
-export { AuditSequencer } from './audit-sequencer';
-export type { AuditEntry } from './audit-entry';
-export { APPROVAL_PROBLEMS, AuditChainVerifier, CHAIN_PROBLEMS } from './audit-chain.verifier';
-export { AuditRepository } from './audit.repository';
-export { auditEventBatches, type AuditExportStart } from './audit-export';
-export { type Checkpoint, openCheckpoint, parseVerifierKey, verifierKeyOf } from './checkpoint-note';
-export { verifyConsistency } from './merkle';
-export { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
-export { IsAuditCursor } from './dto/audit-event.dto';
+export { AuditLog, AuditService, createAuditLog, AuditWriteRepository, type AuditEntry } from './write';
+export { APPROVAL_PROBLEMS, AuditChainVerifier, CHAIN_PROBLEMS, type Checkpoint, openCheckpoint, parseVerifierKey, TrailRepository, verifierKeyOf, verifyConsistency } from './trail';
+export { auditEventBatches, AuditQueryRepository, type AuditExportStart, decodeAuditCursor, encodeAuditCursor, IsAuditCursor } from './api';

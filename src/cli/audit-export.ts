@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { auditEventBatches, AuditRepository } from '../audit';
+import { auditEventBatches, AuditQueryRepository } from '../audit';
 import { loadDatabaseConfig } from '../config';
 import { assertMigrated, createDatabase, describeLocation } from '../database';
 import { count, forDataCommand } from './command-support';
@@ -23,7 +23,7 @@ runCommand({
       let events = 0;
       let lastId: number | undefined;
       const lines = async function* () {
-        for await (const batch of auditEventBatches(new AuditRepository(db), args.from)) {
+        for await (const batch of auditEventBatches(new AuditQueryRepository(db), args.from)) {
           events += batch.length;
           lastId = batch[batch.length - 1].id;
           yield batch.map((event) => `${JSON.stringify(event)}\n`).join('');

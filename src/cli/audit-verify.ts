@@ -1,7 +1,7 @@
 import '../runtime';
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { APPROVAL_PROBLEMS, AuditChainVerifier, AuditRepository, CHAIN_PROBLEMS, type Checkpoint, openCheckpoint, parseVerifierKey, verifierKeyOf } from '../audit';
+import { APPROVAL_PROBLEMS, AuditChainVerifier, CHAIN_PROBLEMS, type Checkpoint, openCheckpoint, parseVerifierKey, TrailRepository, verifierKeyOf } from '../audit';
 import { loadCheckpointKeyConfig, loadDatabaseConfig } from '../config';
 import { assertMigrated, createDatabase, describeLocation } from '../database';
 import { AUDIT_VERIFY_USAGE, parseVerifyArguments, type VerifyArguments } from './audit-arguments';
@@ -39,7 +39,7 @@ runCommand({
     const db = createDatabase(config.database);
     try {
       await assertMigrated(db);
-      const verifier = new AuditChainVerifier(new AuditRepository(db));
+      const verifier = new AuditChainVerifier(new TrailRepository(db));
       const result = await verifier.verify();
       const where = describeLocation(config.database);
       if (result.problem) {

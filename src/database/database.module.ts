@@ -1,7 +1,7 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { APP_CONFIG, type AppConfig } from '../config';
-import { UNAVAILABILITY_CHECK } from '../common';
+import { ServiceUnavailableError, StorageUnavailableError, UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../common';
 import { createDatabase } from './create-database';
 import { DatabaseClockCheck } from './database-clock';
 import { isDatabaseUnavailable } from './database-errors';
@@ -37,7 +37,14 @@ class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
     },
     {
       provide: UNAVAILABILITY_CHECK,
-      useFactory: (health: DatabaseHealth) => (error: unknown) => isDatabaseUnavailable(error) || health.failedToStore(error),
+      useFactory:
+        (health: DatabaseHealth): UnavailabilityCheck =>
+        (error) => {
+          if (health.failedToStore(error)) {
+            return new StorageUnavailableError('The service cannot store data at the moment; nothing was changed');
+          }
+          return isDatabaseUnavailable(error) ? new ServiceUnavailableError('The service is temporarily unavailable') : undefined;
+        },
       inject: [DatabaseHealth],
     },
     DatabaseLifecycle,

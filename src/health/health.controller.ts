@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditSequencer } from '../audit';
+import { AuditLog } from '../audit';
 import { Public, TokenService } from '../auth';
 import { ApiErrorResponse, ServiceUnavailableError } from '../common';
 import { DatabaseClockCheck, DatabaseHealth } from '../database';
@@ -31,7 +31,7 @@ export class HealthController {
   constructor(
     private readonly database: DatabaseHealth,
     private readonly shutdown: ShutdownState,
-    private readonly sequencer: AuditSequencer,
+    private readonly auditLog: AuditLog,
     private readonly limitStore: LimitStoreHealth,
     private readonly clock: DatabaseClockCheck,
     private readonly tokens: TokenService,
@@ -84,7 +84,7 @@ export class HealthController {
     if (this.clock.isSkewed()) {
       throw new ServiceUnavailableError(CLOCK_SKEWED);
     }
-    if (this.sequencer.isLagging()) {
+    if (this.auditLog.isLagging()) {
       throw new ServiceUnavailableError(AUDIT_LAGGING);
     }
     return jwks === 'stale' ? { ...UP, warnings: [JWKS_STALE] } : UP;

@@ -5,7 +5,7 @@ import { BadRequestException, GatewayTimeoutException, HttpException, Logger, No
 import { APP_FILTER } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { Test } from '@nestjs/testing';
-import { RateLimitedError, ResourceNotFoundError, UnauthenticatedError, type Denial, DENIAL_RECORDER, type DenialRecorder, UNAVAILABILITY_CHECK } from '../common';
+import { RateLimitedError, ResourceNotFoundError, ServiceUnavailableError, UnauthenticatedError, type Denial, DENIAL_RECORDER, type DenialRecorder, UNAVAILABILITY_CHECK } from '../common';
 import type { RequestOrigin } from './request-origin';
 import { ApiExceptionFilter } from './api-exception.filter';
 
@@ -32,10 +32,10 @@ function captureResponse(request: object = {}) {
 
 /** A recorder that records nothing, for failures that are not denials. */
 const NO_DENIALS: DenialRecorder = { recordDenial: () => Promise.reject(new Error('not a denial')) };
-const NEVER_UNAVAILABLE = () => false;
+const NEVER_UNAVAILABLE = () => undefined;
 
 describe('ApiExceptionFilter', () => {
-  const unavailable = (error: unknown) => error instanceof Error && error.message === 'db down';
+  const unavailable = (error: unknown) => (error instanceof Error && error.message === 'db down' ? new ServiceUnavailableError('The service is temporarily unavailable') : undefined);
 
   it('sends an ApiError as the spec body with its status and headers', async () => {
     const sut = new ApiExceptionFilter(NEVER_UNAVAILABLE, NO_DENIALS);
@@ -107,7 +107,7 @@ describe('ApiExceptionFilter', () => {
   });
 
   it('lets an ApiError through unchanged even when the check would match it', async () => {
-    const sut = new ApiExceptionFilter(() => true, NO_DENIALS);
+    const sut = new ApiExceptionFilter(() => new ServiceUnavailableError('down'), NO_DENIALS);
     const { host, sent } = captureResponse();
     await sut.catch(new ResourceNotFoundError('ASSET_NOT_FOUND', 'Asset TIE-0001 not found'), host);
     assert.equal(sent.status, 404);

@@ -42,7 +42,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   constructor(
     // Both required: without a recorder every denial would go unaudited, so the app refuses to start instead.
-    @Inject(UNAVAILABILITY_CHECK) private readonly isUnavailable: UnavailabilityCheck,
+    @Inject(UNAVAILABILITY_CHECK) private readonly unavailability: UnavailabilityCheck,
     @Inject(DENIAL_RECORDER) private readonly denials: DenialRecorder,
   ) {}
 
@@ -79,9 +79,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   /** The request id goes with every failure logged here, so its line leads to the request's access line and audit event. */
   private describe(exception: unknown, requestId: string): DescribedError {
-    if (!(exception instanceof ApiError) && this.isUnavailable(exception)) {
+    const unavailable = exception instanceof ApiError ? undefined : this.unavailability(exception);
+    if (unavailable) {
       this.logger.warn(`database unavailable: ${exception instanceof Error ? exception.message : String(exception)}`, { request_id: requestId });
-      return this.describe(new ServiceUnavailableError('The service is temporarily unavailable'), requestId);
+      return this.describe(unavailable, requestId);
     }
     if (exception instanceof ApiError) {
       return described(exception.status, exception.message, exception.errorCode, exception.headers);

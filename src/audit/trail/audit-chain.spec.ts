@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AuditChainHead } from '../database';
+import type { AuditChainHead } from '../../database';
 import { chainEvents, type ChainedFields, eventHash, eventLeafHash, GENESIS_HASH, HASHED_FIELDS, nextEvent, type UnchainedEvent } from './audit-chain';
 import { appendLeaves, EMPTY_ROOT, frontierRoot, leafHash } from './merkle';
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ASSET_ID_SCHEMA, HEX_SHA256_SCHEMA, SAFE_INTEGER_BOUNDS, SuccessEnvelope } from '../../common';
-import { CHAIN_PROBLEMS, type ChainProblem } from '../audit-chain.verifier';
+import { ASSET_ID_SCHEMA, HEX_SHA256_SCHEMA, SAFE_INTEGER_BOUNDS, SuccessEnvelope } from '../../../common';
+import { CHAIN_PROBLEMS, type ChainProblem } from '../../trail';
 
 const STATES = ['intact', 'broken'] as const;
 const ASSET_FIELDS = ['status', 'decommission_reason', 'authorized_by', 'decommissioned_at'];

@@ -1,4 +1,4 @@
-import { type AuditRepository, shownEvent, type ShownAuditEvent } from './audit.repository';
+import { type AuditQueryRepository, shownEvent, type ShownAuditEvent } from './audit-query.repository';
 
 /** Events read per query. */
 const BATCH = 1_000;
@@ -10,10 +10,10 @@ export type AuditExportStart = { afterId: number } | { since: string };
  * each batch read after the last id of the one before. Events appended meanwhile are followed to the
  * end, so a later export can go on after the last id this one gave.
  */
-export async function* auditEventBatches(repository: AuditRepository, start: AuditExportStart): AsyncGenerator<ShownAuditEvent[]> {
+export async function* auditEventBatches(trail: AuditQueryRepository, start: AuditExportStart): AsyncGenerator<ShownAuditEvent[]> {
   let afterId: number;
   if ('since' in start) {
-    const first = await repository.findFirstIdSince(start.since);
+    const first = await trail.findFirstIdSince(start.since);
     if (first === undefined) {
       return;
     }
@@ -22,7 +22,7 @@ export async function* auditEventBatches(repository: AuditRepository, start: Aud
     afterId = start.afterId;
   }
   for (;;) {
-    const events = await repository.findChainSegment(afterId, BATCH);
+    const events = await trail.findAfter({}, afterId, BATCH);
     if (events.length === 0) {
       return;
     }

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject, createPrivateKey } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { AppConfig } from '../config';
+import type { AppConfig } from '../../config';
 
 /** The key that signs checkpoints, and where it came from, for the start-up log. */
 export interface SigningKey {

@@ -1,10 +1,12 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Compilable, Kysely } from 'kysely';
-import { APP_CONFIG, type AppConfig } from '../config';
-import { type DB, DedicatedSession, precompile, TransactionRunner } from '../database';
-import { Metrics } from '../observability';
-import { AuditRepository, type WaitingEvent } from './audit.repository';
+import { Kysely } from 'kysely';
+import { ServiceUnavailableError } from '../../common';
+import type { AppConfig } from '../../config';
+import { type DB, DedicatedSession } from '../../database';
+import { Metrics } from '../../observability';
+import { AuditLog, type Placed } from './audit-log';
+import { AuditWriteRepository, type WaitingEvent } from './audit-write.repository';
 import { decodePlaced, encodePlaced } from './placed-ranges';
 
 /** The advisory lock whose holder is the one sequencer of the database (of the schema, on a shared server). */
@@ -15,15 +17,6 @@ const PLACED_CHANNEL = 'fleet_registry_audit_placed';
 const RECHECK_MS = 100;
 /** How long places named by a notice are remembered, for a decision that commits and then waits after the notice came. */
 const REMEMBER_PLACED_MS = 5_000;
-
-/** What resolves once an event written has its place in the chain, committed. */
-export type Placed = () => Promise<void>;
-
-/** A change that its event was written with: the row it changed, and the wait for the event's place. */
-export interface WrittenChange<Row> {
-  row: Row;
-  placed: Placed;
-}
 
 interface Waiter {
   since: number;
@@ -36,18 +29,14 @@ interface WaitTicket {
 }
 
 /**
- * Gives decisions' events their place in the chain and tells each decision when its event has one
- * (docs/audit-write-path.md). On SQLite an event is appended in its decision's transaction: the commit
- * group already pays for order once per group, under the one writer's lock. On PostgreSQL decisions
- * write events unsequenced, with no shared lock, and one instance at a time holds the sequencer's
- * advisory lock on a connection of its own; the others try to take it over every takeover interval, so
- * the death of the holder hands it on. The holder chains a batch in two statements and no transaction:
- * one reads the waiting events with the head, one moves them into the chain and notifies every instance
- * of the places it filled. Decisions wait for those notices, with a query of which of them still wait
- * as the fallback, and a bound.
+ * PostgreSQL: decisions write their events unsequenced, into a queue, with no shared lock; one instance
+ * at a time holds the sequencer's advisory lock on a connection of its own, and the others try to take
+ * it over every takeover interval, so the death of the holder hands it on. The holder chains a batch in
+ * two statements and no transaction: one reads the waiting events with the head, one moves them into
+ * the chain and notifies every instance of the places it filled. Decisions wait for those notices, with
+ * a query of which of them still wait as the fallback, and a bound (docs/audit-write-path.md).
  */
-@Injectable()
-export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('AuditSequencer');
   private readonly waiting = new Map<number, Waiter>();
   private readonly stopping = new AbortController();
@@ -65,18 +54,15 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
 
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly repository: AuditRepository,
-    private readonly transactions: TransactionRunner,
+    private readonly writes: AuditWriteRepository,
     private readonly metrics: Metrics,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly config: AppConfig,
   ) {
-    metrics.readAuditLagWith(() => this.lagMs() / 1000);
+    super();
   }
 
   onApplicationBootstrap(): void {
-    if (!this.transactions.groupsCommits) {
-      this.leading = this.lead();
-    }
+    this.leading = this.lead();
   }
 
   /** Ends the dedicated session at once, which fails its statement in flight and releases the lock for another instance. */
@@ -87,48 +73,13 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /**
-   * Writes the event with `executor` (the decision's transaction, or one statement) and returns what
-   * resolves, once that has committed, when the event has its place in the chain, committed; it rejects
-   * past AUDIT_SEQUENCING_TIMEOUT_MS. On SQLite the event is appended at once: the commit group is the
-   * batch, and holds the one writer's lock anyway.
+   * Queues the event with `trx`; what it returns resolves, once `trx` has committed, when the sequencer
+   * has given the event its place in the chain; it fails with 503 past AUDIT_SEQUENCING_TIMEOUT_MS.
    */
-  async write(event: WaitingEvent, executor: Kysely<DB>): Promise<Placed> {
-    if (this.transactions.groupsCommits) {
-      await this.repository.append(event, executor);
-      return () => Promise.resolve();
-    }
+  override async append(trx: Kysely<DB>, event: WaitingEvent): Promise<Placed> {
     const ticket = this.ticket();
-    const pendingId = await this.repository.addWaiting(event, executor);
+    const pendingId = await this.writes.addWaiting(trx, event);
     return () => this.placed(pendingId, ticket);
-  }
-
-  /**
-   * Compiles, once, a change (one statement that changes at most one row and returns it) written with
-   * its decision's event, and returns what applies it with `executor` (a transaction, or the database)
-   * and writes the event when it changed a row; undefined, and no event, when it changed none. On
-   * PostgreSQL the change and the waiting event are one statement; on SQLite the event's append follows
-   * the change in the executor's transaction, one of the commit group.
-   */
-  changeWithEvent<Values extends object, Row extends object>(
-    change: (values: Values) => Compilable<Row>,
-  ): (values: Values, event: WaitingEvent, executor: Kysely<DB>) => Promise<WrittenChange<Row> | undefined> {
-    if (this.transactions.groupsCommits) {
-      const alone = precompile(change);
-      return async (values, event, executor) => {
-        const row = (await executor.executeQuery(alone(values))).rows.at(0);
-        return row && { row, placed: await this.write(event, executor) };
-      };
-    }
-    const withEvent = this.repository.precompileChangeWithEvent(change);
-    return async (values, event, executor) => {
-      const ticket = this.ticket();
-      const changed = await this.repository.changeWithEvent(withEvent(values, event), executor);
-      if (!changed) {
-        return undefined;
-      }
-      const { pending_id: pendingId, ...row } = changed;
-      return { row: row as unknown as Row, placed: () => this.placed(Number(pendingId), ticket) };
-    };
   }
 
   /** Taken before an event is written (see WaitTicket). */
@@ -144,7 +95,8 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
       const bound = this.config.audit.sequencingTimeoutMs;
       const timer = setTimeout(() => {
         this.waiting.delete(pendingId);
-        reject(new Error(`audit event ${pendingId} had no place in the chain after ${bound} ms`));
+        this.logger.error(`audit event ${pendingId} had no place in the chain after ${bound} ms`);
+        reject(new ServiceUnavailableError('The service is temporarily unavailable'));
       }, bound);
       this.waiting.set(pendingId, {
         since: performance.now(),
@@ -161,12 +113,12 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /** How long the oldest of this instance's events still waiting for its place has waited. */
-  lagMs(): number {
+  override lagMs(): number {
     const oldest = this.waiting.values().next().value;
     return oldest === undefined ? 0 : performance.now() - oldest.since;
   }
 
-  isLagging(): boolean {
+  override isLagging(): boolean {
     return this.lagMs() > this.config.audit.readinessLagMs;
   }
 
@@ -206,18 +158,18 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async chainBatch(session: DedicatedSession): Promise<number> {
-    const batch = await this.repository.findWaiting(session.db, this.config.audit.batchLimit);
+    const batch = await this.writes.findWaiting(session.db, this.config.audit.batchLimit);
     if (!batch) {
       return 0;
     }
-    await this.repository.moveIntoChainAtOnce(session.db, batch, session.notification(PLACED_CHANNEL, encodePlaced(batch.pendingIds)));
+    await this.writes.moveIntoChainAtOnce(session.db, batch, session.notification(PLACED_CHANNEL, encodePlaced(batch.pendingIds)));
     this.metrics.auditBatchSequenced(batch.pendingIds.length);
     batch.pendingIds.forEach((pendingId) => this.settle(pendingId));
     return batch.pendingIds.length;
   }
 
   /** Calls `listener` whenever any instance's sequencer has placed events (PostgreSQL); returns the undo. */
-  onPlacedAnywhere(listener: () => void): () => void {
+  override onPlacedAnywhere(listener: () => void): () => void {
     this.noticeListeners.add(listener);
     return () => this.noticeListeners.delete(listener);
   }
@@ -269,7 +221,7 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
         if (ids.length === 0) {
           break;
         }
-        const still = await this.repository.findStillWaiting(ids);
+        const still = await this.writes.findStillWaiting(ids);
         ids.filter((id) => !still.has(id)).forEach((id) => this.settle(id));
       } while (this.checkAgain);
     } catch (error) {

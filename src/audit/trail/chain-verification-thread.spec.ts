@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ServiceUnavailableError } from '../common';
-import { loadAppConfig } from '../config';
+import { ServiceUnavailableError } from '../../common';
+import { loadAppConfig } from '../../config';
 import { AuditChainVerifier } from './audit-chain.verifier';
 import { ChainVerificationThread } from './chain-verification-thread';
 

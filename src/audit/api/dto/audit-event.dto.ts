@@ -21,9 +21,9 @@ import {
   SAFE_INTEGER_BOUNDS,
   SuccessEnvelope,
   ToInteger,
-} from '../../common';
+} from '../../../common';
 import { decodeAuditCursor } from '../audit-cursor';
-import { AUDIT_FIELD_LIMITS } from '../storable';
+import { AUDIT_FIELD_LIMITS } from '../../trail';
 
 const OUTCOMES = ['allowed', 'denied'] as const;
 const ACTIONS = Object.values(AUDIT_ACTIONS);

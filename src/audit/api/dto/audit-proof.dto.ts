@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
-import { BASE64_SHA256_SCHEMA, IsIntInRange, IsRequired, SAFE_INTEGER_BOUNDS, SuccessEnvelope, ToInteger } from '../../common';
+import { BASE64_SHA256_SCHEMA, IsIntInRange, IsRequired, SAFE_INTEGER_BOUNDS, SuccessEnvelope, ToInteger } from '../../../common';
 
 /** The most events a tree may have: sizes stay exact in JavaScript numbers. */
 const MAX_TREE_SIZE = Number.MAX_SAFE_INTEGER;

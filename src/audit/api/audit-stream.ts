@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { type Actor, RateLimitedError, ServiceUnavailableError } from '../common';
-import { type AuditEventFilter, AuditRepository, type ListedAuditEvent } from './audit.repository';
-import { AuditSequencer } from './audit-sequencer';
+import { type Actor, RateLimitedError, ServiceUnavailableError } from '../../common';
+import { AuditLog } from '../write';
+import { type AuditEventFilter, AuditQueryRepository, type ListedAuditEvent } from './audit-query.repository';
 
 /** Open streams one officer may hold at once on an instance. */
 export const STREAMS_PER_CLIENT = 5;
@@ -63,10 +63,10 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
   private draining = false;
 
   constructor(
-    private readonly repository: AuditRepository,
-    sequencer: AuditSequencer,
+    private readonly events: AuditQueryRepository,
+    auditLog: AuditLog,
   ) {
-    this.stopListening = sequencer.onPlacedAnywhere(() => this.poke());
+    this.stopListening = auditLog.onPlacedAnywhere(() => this.poke());
   }
 
   /**
@@ -129,7 +129,7 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
 
   private async replay(subscriber: Subscriber): Promise<void> {
     for (;;) {
-      const events = await this.repository.findAfter(subscriber.filter, subscriber.lastSentId, BATCH);
+      const events = await this.events.findAfter(subscriber.filter, subscriber.lastSentId, BATCH);
       // A replay goes at the client's pace: the database holds what it has not read yet.
       if (!this.deliver(subscriber, events) || !(await subscriber.sink.drained()) || events.length < BATCH) {
         break;
@@ -167,7 +167,7 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
     try {
       do {
         this.readAgain = false;
-        const events = await this.repository.findAfter({}, this.lastSeenId ?? (await this.newestId()), BATCH);
+        const events = await this.events.findAfter({}, this.lastSeenId ?? (await this.newestId()), BATCH);
         if (events.length === 0) {
           continue;
         }
@@ -206,6 +206,6 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
   }
 
   private async newestId(): Promise<number> {
-    return (await this.repository.findNewestId()) ?? 0;
+    return (await this.events.findNewestId()) ?? 0;
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config';
-import { ResourceNotFoundError, ServiceUnavailableError, ValidationFailedError } from '../common';
-import { AuditRepository, nodeKey } from './audit.repository';
+import { APP_CONFIG, type AppConfig } from '../../config';
+import { ResourceNotFoundError, ServiceUnavailableError, ValidationFailedError } from '../../common';
+import { nodeKey, TrailRepository } from './trail.repository';
 import { resolveSigningKey } from './audit-signing-key';
 import { signCheckpoint, verifierKeyOf } from './checkpoint-note';
 import { consistencyPlan, decodeFrontier, frontierRoot, inclusionPlan, leafPlan, type ProofPlan, rootPlan, type TreeNode } from './merkle';
@@ -34,7 +34,7 @@ export class AuditTree implements OnApplicationBootstrap, OnApplicationShutdown 
   private timer?: NodeJS.Timeout;
 
   constructor(
-    private readonly repository: AuditRepository,
+    private readonly repository: TrailRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.signing = resolveSigningKey(config);

@@ -1,12 +1,12 @@
 import { Controller, Get, Header, Headers, Param, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiErrorResponse, AUDIT_ACTIONS, ValidationFailedError } from '../common';
-import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
+import { ApiErrorResponse, AUDIT_ACTIONS, ValidationFailedError } from '../../common';
+import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../../auth';
 import { AuditStream, STREAMS_PER_CLIENT, type StreamSink } from './audit-stream';
-import { ChainVerificationThread } from './chain-verification-thread';
-import { AuditService, auditFilterOf } from './audit.service';
-import { type ListedAuditEvent, shownEvent } from './audit.repository';
+import { AuditTree, ChainVerificationThread } from '../trail';
+import { AuditEventsService, auditFilterOf } from './audit-events.service';
+import { type ListedAuditEvent, shownEvent } from './audit-query.repository';
 import { AuditChainVerificationResponseDto } from './dto/audit-chain.dto';
 import { AuditEventListResponseDto, ListAuditEventsQueryDto, StreamAuditEventsQueryDto } from './dto/audit-event.dto';
 import {
@@ -16,7 +16,6 @@ import {
   InclusionProofQueryDto,
   InclusionProofResponseDto,
 } from './dto/audit-proof.dto';
-import { AuditTree } from './audit-tree';
 
 const TEXT = 'text/plain; charset=utf-8';
 /**
@@ -95,7 +94,7 @@ function sseSink(res: Response): StreamSink {
 @Controller('v1/audit')
 export class AuditController {
   constructor(
-    private readonly audit: AuditService,
+    private readonly events: AuditEventsService,
     private readonly chain: ChainVerificationThread,
     private readonly tree: AuditTree,
     private readonly streams: AuditStream,
@@ -107,7 +106,7 @@ export class AuditController {
   @ApiOkResponse({ type: AuditEventListResponseDto, description: 'A page of audit events, newest first, and the count of every match' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'outcome must be one of the following values: allowed, denied', 'Invalid outcome, asset_id, limit or page (VALIDATION_ERROR)')
   async list(@Query() query: ListAuditEventsQueryDto): Promise<AuditEventListResponseDto> {
-    return { status: 'success', data: await this.audit.list(query) };
+    return { status: 'success', data: await this.events.list(query) };
   }
 
   @Get('events/stream')

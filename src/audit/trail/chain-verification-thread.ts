@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Inject, Injectable } from '@nestjs/common';
-import { ServiceUnavailableError } from '../common';
-import { APP_CONFIG, type AppConfig, type DatabaseLocation } from '../config';
+import { ServiceUnavailableError } from '../../common';
+import { APP_CONFIG, type AppConfig, type DatabaseLocation } from '../../config';
 import { AuditChainVerifier, type ChainVerification } from './audit-chain.verifier';
 
 /** What the worker posts: the verification, or why it could not finish. */

@@ -5,15 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Kysely, sql } from 'kysely';
-import { createDatabase, DatabaseHealth, type DB, migrateToLatest, TransactionRunner } from '../database';
-import { Metrics } from '../observability';
-import type { DenialLimiter } from '../rate-limit';
-import { AuditRepository } from './audit.repository';
+import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../../database';
+import { Metrics } from '../../observability';
+import type { DenialLimiter } from '../../rate-limit';
+import { loadAppConfig } from '../../config';
+import { createTestDatabase, failAuditEvents, testEngines } from '../../../test/support/databases';
+import { ServiceUnavailableError } from '../../common';
+import { AuditWriteRepository } from './audit-write.repository';
 import { AuditService } from './audit.service';
-import { AuditSequencer } from './audit-sequencer';
-import { loadAppConfig } from '../config';
-import { createTestDatabase, failAuditEvents, testEngines } from '../../test/support/databases';
-import { ServiceUnavailableError } from '../common';
+import type { AuditLog } from './audit-log';
+import { PostgresAuditLog } from './postgres-audit-log';
+import { SqliteAuditLog } from './sqlite-audit-log';
 
 const TIMEOUTS = { statementMs: 5_000, queryMs: 6_000, connectMs: 3_000, idleMs: 10_000, keepAliveDelayMs: 10_000 };
 const entry = (requestId: string) => ({
@@ -28,7 +30,7 @@ for (const engine of testEngines()) {
     let drop: () => Promise<void>;
     let db: Kysely<DB>;
     let transactions: TransactionRunner;
-    let sequencer: AuditSequencer;
+    let log: AuditLog;
     let sut: AuditService;
     const recorded = async () => (await db.selectFrom('audit_events').select('request_id').orderBy('id').execute()).map((row) => row.request_id);
 
@@ -41,13 +43,20 @@ for (const engine of testEngines()) {
       await migrateToLatest(db);
       transactions = new TransactionRunner(db);
       const unlimited = { count: async () => ({ limited: false }) } as unknown as DenialLimiter;
-      const [repository, metrics] = [new AuditRepository(db), new Metrics(db)];
-      sequencer = new AuditSequencer(db, repository, transactions, metrics, loadAppConfig({ DATABASE_URL: database.url }));
-      sequencer.onApplicationBootstrap();
-      sut = new AuditService(repository, unlimited, transactions, metrics, sequencer, new DatabaseHealth(db));
+      const [writes, metrics] = [new AuditWriteRepository(db), new Metrics(db)];
+      if (engine === 'sqlite') {
+        log = new SqliteAuditLog(writes);
+      } else {
+        const sequencer = new PostgresAuditLog(db, writes, metrics, loadAppConfig({ DATABASE_URL: database.url }));
+        sequencer.onApplicationBootstrap();
+        log = sequencer;
+      }
+      sut = new AuditService(log, transactions, unlimited, metrics, () => undefined);
     });
     after(async () => {
-      await sequencer.onApplicationShutdown();
+      if (log instanceof PostgresAuditLog) {
+        await log.onApplicationShutdown();
+      }
       await db.destroy();
       await drop();
       rmSync(dir, { recursive: true, force: true });
@@ -70,36 +79,33 @@ for (const engine of testEngines()) {
       assert.deepEqual(await recorded(), ['alone', 'joined']);
     });
 
-    describe('recordedChange', () => {
-      const retire = () =>
-        sut.recordedChange((values: { assetId: string }) =>
-          db.updateTable('assets').set({ status: 'decommissioned' }).where('asset_id', '=', values.assetId).where('status', '=', 'active').returning(['asset_id', 'status']),
-        );
+    describe('append, inside the transaction of the change it records', () => {
+      const retire = (assetId: string, requestId: string) =>
+        transactions.run(async (trx) => {
+          const changed = await trx.updateTable('assets').set({ status: 'decommissioned' }).where('asset_id', '=', assetId).where('status', '=', 'active').returning(['asset_id', 'status']).executeTakeFirst();
+          if (changed) {
+            await sut.append(trx, entry(requestId));
+          }
+          return changed;
+        });
       const status = async (assetId: string) => (await db.selectFrom('assets').select('status').where('asset_id', '=', assetId).executeTakeFirstOrThrow()).status;
 
       before(async () => {
         await db.insertInto('assets').values([{ asset_id: 'RC-0001', asset_type: 'vehicle', former_pilot: 'TK-1' }, { asset_id: 'RC-0002', asset_type: 'vehicle', former_pilot: 'TK-2' }]).execute();
       });
 
-      it('applies the change and its event together, and resolves with the changed row once the event is in the chain', async () => {
-        const changed = await retire()({ assetId: 'RC-0001' }, entry('changed'));
+      it('commits the change and its event together, and resolves once the event is in the chain', async () => {
+        const changed = await retire('RC-0001', 'changed');
         assert.deepEqual(changed, { asset_id: 'RC-0001', status: 'decommissioned' });
         assert.equal(await status('RC-0001'), 'decommissioned');
         assert.equal((await recorded()).at(-1), 'changed');
         assert.equal(Number((await sql<{ n: number }>`select count(*) as n from audit_pending`.execute(db)).rows[0].n), 0);
       });
 
-      it('writes no event when the change changes nothing', async () => {
-        const before = await recorded();
-        assert.equal(await retire()({ assetId: 'RC-0001' }, entry('unchanged')), undefined);
-        assert.equal(await retire()({ assetId: 'NOT-THERE' }, entry('absent')), undefined);
-        assert.deepEqual(await recorded(), before);
-      });
-
       it('leaves the change undone, with 503, when its event cannot be written', async () => {
         const restore = await failAuditEvents(db, engine, 'allowed');
         try {
-          await assert.rejects(retire()({ assetId: 'RC-0002' }, entry('refused')), ServiceUnavailableError);
+          await assert.rejects(retire('RC-0002', 'refused'), ServiceUnavailableError);
         } finally {
           await restore();
         }

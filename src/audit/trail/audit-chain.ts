@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AuditChainHead, AuditEventRow } from '../database';
+import type { AuditChainHead, AuditEventRow } from '../../database';
 import { appendLeaves, decodeFrontier, encodeFrontier, leafHash, type StoredNode } from './merkle';
 
 /** The `prev_hash` of the first event. */
@@ -27,6 +27,9 @@ export const HASHED_FIELDS = ['id', 'occurred_at', ...DECISION_FIELDS, 'prev_has
  * details, which came after the chain and so are not in its hash.
  */
 export const LEAF_FIELDS = [...HASHED_FIELDS, 'details'] as const satisfies readonly (keyof AuditEventRow)[];
+
+/** Every column an event is stored with. */
+export const STORED_EVENT_COLUMNS = [...LEAF_FIELDS, 'hash', 'leaf_hash', 'leaf_index'] as const satisfies readonly (keyof AuditEventRow)[];
 
 export type ChainedFields = Omit<AuditEventRow, 'hash' | 'leaf_hash' | 'leaf_index'>;
 /**

@@ -1,5 +1,5 @@
-import type { Actor, DenialReason, RequestOrigin } from '../common';
-import type { AuditOutcome } from '../database';
+import type { Actor, DenialReason, RequestOrigin } from '../../common';
+import type { AuditOutcome } from '../../database';
 
 /** One access decision, allowed or denied, with the request it answers. */
 export interface AuditEntry {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../database';
-import { AuditRepository, nodeKey } from './audit.repository';
-import { appendLeaves, decodeFrontier, type Frontier, frontierRoot, rootPlan, type StoredNode } from './merkle';
+import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../../database';
+import { appendLeaves, decodeFrontier, type Frontier, frontierRoot, nodeKey, rootPlan, type StoredNode, TrailRepository } from '../trail';
+import { AuditWriteRepository } from './audit-write.repository';
 
 const event = (requestId: string) => ({
   action: 'asset.decommission',
@@ -19,15 +19,17 @@ const event = (requestId: string) => ({
   details: null,
 });
 
-describe('AuditRepository.append in commit groups (SQLite)', () => {
+describe('AuditWriteRepository.appendToChain in commit groups (SQLite)', () => {
   let db: Kysely<DB>;
-  let repository: AuditRepository;
+  let repository: AuditWriteRepository;
+  let trail: TrailRepository;
   let transactions: TransactionRunner;
 
   before(async () => {
     db = createDatabase({ dialect: 'sqlite', path: ':memory:' });
     await migrateToLatest(db);
-    repository = new AuditRepository(db);
+    repository = new AuditWriteRepository(db);
+    trail = new TrailRepository(db);
     transactions = new TransactionRunner(db);
   });
   after(() => db.destroy());
@@ -37,7 +39,7 @@ describe('AuditRepository.append in commit groups (SQLite)', () => {
     Promise.allSettled(
       requestIds.map((requestId) =>
         transactions.run(async (trx) => {
-          await repository.append(event(requestId), trx);
+          await repository.appendToChain(trx, event(requestId));
           if (refused.includes(requestId)) {
             throw new Error(`${requestId} refused`);
           }
@@ -83,7 +85,7 @@ describe('AuditRepository.append in commit groups (SQLite)', () => {
     assert.deepEqual(nodes, completed.sort(byPlace));
     assert.deepEqual([head.event_count, decodeFrontier(head.frontier)], [37, oneByOne.hashes]);
     const plan = rootPlan(37);
-    const found = await repository.findTreeNodes(plan.nodes);
+    const found = await trail.findTreeNodes(plan.nodes);
     assert.deepEqual(plan.hashes((node) => found.get(nodeKey(node)) as string), [frontierRoot(oneByOne.hashes)]);
   });
 

@@ -1,9 +1,9 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
-import { AUDIT_ACTIONS } from '../common';
-import type { AuditChainHead } from '../database';
+import { AUDIT_ACTIONS } from '../../common';
+import type { AuditChainHead } from '../../database';
 import { eventHash, eventLeafHash, GENESIS_HASH } from './audit-chain';
-import { type AssetStatusChange, AuditRepository } from './audit.repository';
+import { type AssetStatusChange, TrailRepository } from './trail.repository';
 import { appendLeaves, decodeFrontier, type Frontier, frontierRoot } from './merkle';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
 
@@ -67,7 +67,7 @@ interface Walked {
 /** Walks the audit chain from its first event and says whether it is intact; the route and `npm run audit:verify` share it. */
 @Injectable()
 export class AuditChainVerifier {
-  constructor(private readonly repository: AuditRepository) {}
+  constructor(private readonly repository: TrailRepository) {}
 
   async verify(): Promise<ChainVerification> {
     let head = await this.readHead();

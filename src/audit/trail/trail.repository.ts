@@ -1,0 +1,148 @@
+import { Injectable } from '@nestjs/common';
+import { Kysely } from 'kysely';
+import { AUDIT_ACTIONS } from '../../common';
+import type { AuditChainHead, AuditEventRow, DB } from '../../database';
+import { STORED_EVENT_COLUMNS } from './audit-chain';
+import type { TreeNode } from './merkle';
+
+/** The latest signed checkpoint, as stored. */
+export interface StoredCheckpoint {
+  treeSize: number;
+  verifierKey: string;
+  note: string;
+}
+
+/** An asset with the latest allowed event that changed its status: a decommission or a recommission. */
+export interface AssetStatusChange {
+  asset_id: string;
+  status: string;
+  decommission_reason: string | null;
+  authorized_by: string | null;
+  decommissioned_at: string | null;
+  event_id: number;
+  event_action: string;
+  event_occurred_at: string;
+  event_details: string | null;
+}
+
+export const nodeKey = ({ level, index }: TreeNode) => `${level}:${index}`;
+
+/** The reads of the chain and its tree that verification and proofs need, and the stored checkpoint. */
+@Injectable()
+export class TrailRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  findChainHead(): Promise<AuditChainHead | undefined> {
+    return this.db.selectFrom('audit_chain_head').selectAll().where('id', '=', 1).executeTakeFirst();
+  }
+
+  /** Events in chain order after `afterId`, up to `throughId` when given. */
+  findChainSegment(afterId: number, limit: number, throughId?: number): Promise<AuditEventRow[]> {
+    let events = this.db.selectFrom('audit_events').select(STORED_EVENT_COLUMNS).where('id', '>', afterId);
+    if (throughId !== undefined) {
+      events = events.where('id', '<=', throughId);
+    }
+    return events.orderBy('id').limit(limit).execute();
+  }
+
+  /** The event's position in the tree, or undefined for an unknown id. */
+  async findLeafIndex(id: number): Promise<number | undefined> {
+    const row = await this.db.selectFrom('audit_events').select('leaf_index').where('id', '=', id).executeTakeFirst();
+    return row?.leaf_index;
+  }
+
+
+  /** The hashes of these complete subtrees: leaves from the events, the others from the stored nodes; two reads at most. */
+  async findTreeNodes(nodes: TreeNode[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    const leaves = nodes.filter((node) => node.level === 0).map((node) => node.index);
+    const interior = nodes.filter((node) => node.level > 0);
+    if (leaves.length > 0) {
+      const rows = await this.db.selectFrom('audit_events').select(['leaf_index', 'leaf_hash']).where('leaf_index', 'in', leaves).execute();
+      rows.forEach((row) => found.set(nodeKey({ level: 0, index: row.leaf_index }), row.leaf_hash));
+    }
+    if (interior.length > 0) {
+      const rows = await this.db
+        .selectFrom('audit_tree_nodes')
+        .select(['level', 'node_index', 'hash'])
+        .where((eb) => eb.or(interior.map(({ level, index }) => eb.and([eb('level', '=', level), eb('node_index', '=', index)]))))
+        .execute();
+      rows.forEach((row) => found.set(nodeKey({ level: row.level, index: Number(row.node_index) }), row.hash));
+    }
+    return found;
+  }
+
+  async findCheckpoint(): Promise<StoredCheckpoint | undefined> {
+    const row = await this.db.selectFrom('audit_checkpoint').select(['tree_size', 'verifier_key', 'note']).where('id', '=', 1).executeTakeFirst();
+    return row && { treeSize: Number(row.tree_size), verifierKey: row.verifier_key, note: row.note };
+  }
+
+  /**
+   * Stores the checkpoint unless a larger tree's is stored, or this size's by the same key: instances
+   * that sign at once write the same bytes, and a rotated key replaces the old one's at the same size.
+   */
+  async storeCheckpoint(checkpoint: StoredCheckpoint): Promise<void> {
+    const row = { id: 1, tree_size: checkpoint.treeSize, verifier_key: checkpoint.verifierKey, note: checkpoint.note };
+    await this.db
+      .insertInto('audit_checkpoint')
+      .values(row)
+      .onConflict((conflict) =>
+        conflict
+          .column('id')
+          .doUpdateSet({ tree_size: row.tree_size, verifier_key: row.verifier_key, note: row.note })
+          .where((eb) =>
+            eb.or([
+              eb('audit_checkpoint.tree_size', '<', row.tree_size),
+              eb.and([eb('audit_checkpoint.tree_size', '=', row.tree_size), eb('audit_checkpoint.verifier_key', '<>', row.verifier_key)]),
+            ]),
+          ),
+      )
+      .execute();
+  }
+
+  /** The allowed request and approval events of an asset's decommission requests, oldest first (the asset_id index finds them). */
+  findRequestSteps(assetId: string) {
+    return this.db
+      .selectFrom('audit_events')
+      .select(['action', 'actor', 'details'])
+      .where('asset_id', '=', assetId)
+      .where('action', 'in', [AUDIT_ACTIONS.requestDecommission, AUDIT_ACTIONS.approveDecommission])
+      .where('outcome', '=', 'allowed')
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Every asset ever decommissioned, beside its latest allowed decommission or recommission event, in asset order, after `afterAssetId`. */
+  findLatestStatusChanges(afterAssetId: string, limit: number): Promise<AssetStatusChange[]> {
+    return this.db
+      .selectFrom('assets')
+      .innerJoin(
+        (eb) =>
+          eb
+            .selectFrom('audit_events')
+            .select((inner) => ['asset_id', inner.fn.max('id').as('event_id')])
+            .where('action', 'in', [AUDIT_ACTIONS.decommission, AUDIT_ACTIONS.recommission])
+            .where('outcome', '=', 'allowed')
+            .groupBy('asset_id')
+            .as('latest'),
+        (join) => join.onRef('latest.asset_id', '=', 'assets.asset_id'),
+      )
+      .innerJoin('audit_events', 'audit_events.id', 'latest.event_id')
+      .select([
+        'assets.asset_id',
+        'assets.status',
+        'assets.decommission_reason',
+        'assets.authorized_by',
+        'assets.decommissioned_at',
+        'latest.event_id',
+        'audit_events.action as event_action',
+        'audit_events.occurred_at as event_occurred_at',
+        'audit_events.details as event_details',
+      ])
+      .where('assets.asset_id', '>', afterAssetId)
+      .orderBy('assets.asset_id')
+      .limit(limit)
+      .execute();
+  }
+}
+
