@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, type RawBuilder, sql } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool, type RawBuilder, sql } from 'kysely';
 import { Client } from 'pg';
-import { postgresConnectionConfig } from './postgres';
+import { postgresConnectionConfig, QueryingClient } from './postgres';
 import type { DB } from './database.types';
 
 /** The first key of this service's advisory locks; the second names what is locked within the schema. */
@@ -23,10 +23,10 @@ export class DedicatedSession {
     private readonly schema: string,
     onLost: (error: Error) => void,
   ) {
-    const connection = {
-      query: (text: string, parameters: readonly unknown[]) => client.query(text, [...parameters]),
-      release: () => undefined,
-    } as unknown as PostgresPoolClient;
+    const connection = new QueryingClient(
+      (text, parameters) => client.query(text, parameters),
+      () => undefined,
+    );
     const pool: PostgresPool = { connect: async () => connection, end: async () => undefined };
     this.db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     client.on('error', (error) => {

@@ -6,12 +6,14 @@ import {
   PostgresDialect,
   PostgresIntrospector,
   type PostgresPool,
+  type PostgresCursor,
   type PostgresPoolClient,
+  type PostgresQueryResult,
   type SchemaMetadata,
   sql,
   type TableMetadata,
 } from 'kysely';
-import { Pool, type PoolConfig } from 'pg';
+import { Pool, type PoolConfig, type QueryResult } from 'pg';
 import type { PostgresLocation } from '../config';
 import { isDatabaseUnavailable } from './database-errors';
 import type { DB } from './database.types';
@@ -74,13 +76,13 @@ class DiscardingPool implements PostgresPool {
   async connect(): Promise<PostgresPoolClient> {
     const client = await this.pool.connect();
     let lost: Error | undefined;
-    const discarding = {
-      async query(text: string, parameters: readonly unknown[]) {
+    return new QueryingClient(
+      async (text, parameters) => {
         if (lost) {
           throw lost;
         }
         try {
-          return await client.query(text, [...parameters]);
+          return await client.query(text, parameters);
         } catch (error) {
           if (isDatabaseUnavailable(error)) {
             lost = error as Error;
@@ -88,14 +90,32 @@ class DiscardingPool implements PostgresPool {
           throw error;
         }
       },
-      release: () => client.release(lost),
-    };
-    // Kysely passes a cursor only when the dialect is given a cursor class, which this one is not.
-    return discarding as unknown as PostgresPoolClient;
+      () => client.release(lost),
+    );
   }
 
   end(): Promise<void> {
     return this.pool.end();
+  }
+}
+
+/**
+ * A pg connection as Kysely's pool client: its queries go through `run`. Kysely asks for a cursor only
+ * when its dialect is given a cursor class, which this service's dialects are not.
+ */
+export class QueryingClient implements PostgresPoolClient {
+  constructor(
+    private readonly run: (text: string, parameters: unknown[]) => Promise<QueryResult>,
+    readonly release: () => void,
+  ) {}
+
+  query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
+  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
+  query<R>(sql: string | PostgresCursor<R>, parameters: ReadonlyArray<unknown> = []): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+    if (typeof sql !== 'string') {
+      throw new Error('this dialect reads no cursors');
+    }
+    return this.run(sql, [...parameters]) as Promise<PostgresQueryResult<R>>;
   }
 }
 

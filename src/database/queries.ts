@@ -26,7 +26,7 @@ export async function selectPage<TB extends keyof DB, Row>(
 
 /** Any table, its rows as plain records: Kysely cannot follow a column name through a generic table. */
 type Value = string | number | null;
-type AnyTables = Kysely<Record<string, Record<string, Value>>>;
+type AnyTables = Record<string, Record<string, Value>>;
 
 /** Every row of the table in `key` order, read in batches of `batchSize` that each start after the last key seen. */
 export async function* readInKeyOrder<T extends keyof DB>(
@@ -39,7 +39,7 @@ export async function* readInKeyOrder<T extends keyof DB>(
   const keyColumn: string = key;
   let after: Value | undefined;
   for (;;) {
-    const batch = await (db as unknown as AnyTables)
+    const batch = await db.withTables<AnyTables>()
       .selectFrom(table as string)
       .select(columns as readonly string[])
       .$if(after !== undefined, (query) => query.where(keyColumn, '>', after as Value))
@@ -143,7 +143,7 @@ export async function upsertRows<T extends keyof DB>(
     const batch = rows.slice(start, start + UPSERT_BATCH);
     const keyColumn: string = key;
     const keys = batch.map((row) => (row as Record<string, Value>)[keyColumn]);
-    const existing = await (executor as unknown as AnyTables)
+    const existing = await executor.withTables<AnyTables>()
       .selectFrom(table as string)
       .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
       .where(keyColumn, 'in', keys)
