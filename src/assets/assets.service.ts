@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit';
-import { type Actor, AUDIT_ACTIONS, pageMeta, pageOffset, type RequestOrigin, ResourceNotFoundError } from '../common';
+import { type Actor, pageMeta, pageOffset, type RequestOrigin, ResourceNotFoundError } from '../common';
 import { Metrics } from '../observability';
 import { AssetAccessDeniedError, AssetNotDecommissionedError } from './assets.errors';
 import { AssetsRepository, type DecommissionRecord } from './assets.repository';
+import { ASSET_ACTIONS } from './assets.vocabulary';
 import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetDto, ListAssetsQueryDto, RecommissionAssetDto } from './dto/asset.dto';
 
 @Injectable()
@@ -33,7 +34,7 @@ export class AssetsService {
     origin: RequestOrigin,
     approvedRequestId?: string,
   ): Promise<DecommissionedAssetDto> {
-    const action = AUDIT_ACTIONS.decommission;
+    const action = ASSET_ACTIONS.decommission;
     const record = { decommission_reason: request.reason, authorized_by: request.authorized_by };
     const decommissioned = await this.decommissionRecorded({ ...record, assetId }, {
       action,
@@ -43,7 +44,8 @@ export class AssetsService {
       details: { request_id: approvedRequestId, reason: request.reason, authorized_by: request.authorized_by },
     });
     if (!decommissioned) {
-      throw AssetAccessDeniedError.notFound().deniedAs({ action, reason: 'ASSET_NOT_FOUND', actor: officer });
+      // Named: an approval (POST .../approve) refuses the decommission it would make, not its own step.
+      throw AssetAccessDeniedError.notFound(action);
     }
     this.metrics.decommissionAllowed();
     return decommissioned;
@@ -54,7 +56,7 @@ export class AssetsService {
    * asset is refused as DELETE refuses it, an active one with 409. Both refusals are recorded denials.
    */
   async recommission(assetId: string, request: RecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<AssetDto> {
-    const action = AUDIT_ACTIONS.recommission;
+    const action = ASSET_ACTIONS.recommission;
     const recommissioned = await this.recommissionRecorded({ assetId }, {
       action,
       outcome: 'allowed',
@@ -66,9 +68,9 @@ export class AssetsService {
       return recommissioned;
     }
     if (await this.assets.findById(assetId)) {
-      throw new AssetNotDecommissionedError().deniedAs({ action, reason: 'ASSET_NOT_DECOMMISSIONED', actor: officer });
+      throw new AssetNotDecommissionedError();
     }
-    throw AssetAccessDeniedError.notFound().deniedAs({ action, reason: 'ASSET_NOT_FOUND', actor: officer });
+    throw AssetAccessDeniedError.notFound();
   }
 
   async findOne(assetId: string): Promise<AssetDto> {

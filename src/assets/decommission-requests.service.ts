@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type AuditEntry, AuditService, decodeAuditCursor, encodeAuditCursor } from '../audit';
-import { type Actor, AUDIT_ACTIONS, type DenialReason, pageNumber, pageOffset, type RequestOrigin } from '../common';
+import { type Actor, pageNumber, pageOffset, type RequestOrigin } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { type DecommissionRequestRow, TransactionRunner } from '../database';
 import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsService } from './assets.service';
+import { DECOMMISSION_REQUEST_ACTIONS } from './assets.vocabulary';
 import {
   AuthorizedByIsCallerError,
   DecommissionRequestExpiredError,
@@ -29,9 +30,9 @@ type Request = Omit<DecommissionRequestRow, 'id'>;
 type Decision = 'approve' | 'reject' | 'withdraw';
 
 const DECISION_ACTIONS = {
-  approve: AUDIT_ACTIONS.approveDecommission,
-  reject: AUDIT_ACTIONS.rejectDecommission,
-  withdraw: AUDIT_ACTIONS.withdrawDecommission,
+  approve: DECOMMISSION_REQUEST_ACTIONS.approve,
+  reject: DECOMMISSION_REQUEST_ACTIONS.reject,
+  withdraw: DECOMMISSION_REQUEST_ACTIONS.withdraw,
 } as const;
 
 /** The request's own details in every event of its life. */
@@ -79,9 +80,8 @@ export class DecommissionRequestsService {
    * as a direct decommission is when the asset is absent or not active; 409 while one is pending.
    */
   async open(assetId: string, body: DecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
-    const denied = (reason: DenialReason) => ({ action: AUDIT_ACTIONS.decommission, reason, actor: officer });
     if (body.authorized_by === officer.id) {
-      throw new AuthorizedByIsCallerError().deniedAs(denied('AUTHORIZED_BY_IS_CALLER'));
+      throw new AuthorizedByIsCallerError();
     }
     // A pending request past its expiry must not hold the asset's one pending place.
     const overdue = await this.requests.findPending(assetId);
@@ -99,7 +99,7 @@ export class DecommissionRequestsService {
       expiresAt: new Date(createdAt.getTime() + this.config.decommissionApproval.ttlSeconds * 1000).toISOString(),
     };
     const opened = await this.openRecorded(request, {
-      action: AUDIT_ACTIONS.requestDecommission,
+      action: DECOMMISSION_REQUEST_ACTIONS.request,
       outcome: 'allowed',
       actor: officer,
       origin,
@@ -110,9 +110,9 @@ export class DecommissionRequestsService {
     }
     const pending = await this.requests.findPending(assetId);
     if (pending) {
-      throw new DecommissionRequestPendingError(assetId, pending.request_id).deniedAs(denied('DECOMMISSION_REQUEST_PENDING'));
+      throw new DecommissionRequestPendingError(assetId, pending.request_id);
     }
-    throw AssetAccessDeniedError.notFound().deniedAs(denied('ASSET_NOT_FOUND'));
+    throw AssetAccessDeniedError.notFound();
   }
 
   /** The named officer's approval: the asset is decommissioned as by a direct DELETE, in the same transaction. */
@@ -135,7 +135,7 @@ export class DecommissionRequestsService {
   }
 
   async findOne(requestId: string, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
-    return this.current(AUDIT_ACTIONS.readDecommissionRequests, requestId, officer, origin);
+    return this.current(DECOMMISSION_REQUEST_ACTIONS.read, requestId, officer, origin);
   }
 
   /** Newest first; overdue pending requests are marked expired first, so none is listed as pending. */
@@ -172,13 +172,13 @@ export class DecommissionRequestsService {
     const party = decision === 'withdraw' ? request.requested_by : request.authorized_by;
     if (officer.id !== party) {
       const [reason, message] = decision === 'withdraw' ? (['NOT_REQUESTER', NOT_REQUESTER_MESSAGE] as const) : (['NOT_AUTHORIZING_OFFICER', NOT_AUTHORIZING_OFFICER_MESSAGE] as const);
-      throw new DecommissionRequestForbiddenError(message).deniedAs({ action, reason, actor: officer, assetId: request.asset_id });
+      throw new DecommissionRequestForbiddenError(reason, message, request.asset_id);
     }
     if (request.state === 'expired') {
-      throw new DecommissionRequestExpiredError(request.expires_at).deniedAs({ action, reason: 'DECOMMISSION_REQUEST_EXPIRED', actor: officer, assetId: request.asset_id });
+      throw new DecommissionRequestExpiredError(request.expires_at, request.asset_id);
     }
     if (request.state !== 'pending') {
-      throw new DecommissionRequestNotPendingError(request.state).deniedAs({ action, reason: 'DECOMMISSION_REQUEST_NOT_PENDING', actor: officer, assetId: request.asset_id });
+      throw new DecommissionRequestNotPendingError(request.state, request.asset_id);
     }
     return request;
   }
@@ -193,7 +193,7 @@ export class DecommissionRequestsService {
   private async current(action: string, requestId: string, officer: Actor, origin: RequestOrigin): Promise<Request> {
     const request = await this.requests.findById(requestId);
     if (!request) {
-      throw new DecommissionRequestNotFoundError(requestId).deniedAs({ action, reason: 'DECOMMISSION_REQUEST_NOT_FOUND', actor: officer });
+      throw new DecommissionRequestNotFoundError(requestId);
     }
     return this.expireIfOverdue(request, officer, origin);
   }
@@ -203,7 +203,7 @@ export class DecommissionRequestsService {
     if (request.state !== 'pending' || request.expires_at > now) {
       return request;
     }
-    const entry = this.entry(AUDIT_ACTIONS.expireDecommission, request, officer, origin);
+    const entry = this.entry(DECOMMISSION_REQUEST_ACTIONS.expire, request, officer, origin);
     // Undefined when another request (on any instance) marked it first.
     return (await this.expireRecorded({ requestId: request.request_id, now }, entry)) ?? { ...request, state: 'expired', decided_at: request.expires_at };
   }

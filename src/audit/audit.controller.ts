@@ -1,12 +1,13 @@
 import { Controller, Get, Header, Headers, Param, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiErrorResponse, AUDIT_ACTIONS, ValidationFailedError } from '../common';
+import { ApiErrorResponse, ValidationFailedError } from '../common';
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
 import { AuditStream, STREAMS_PER_CLIENT, type StreamSink } from './audit-stream';
 import { ChainVerificationThread } from './chain-verification-thread';
 import { AuditService, auditFilterOf } from './audit.service';
 import { type ListedAuditEvent, shownEvent } from './audit.repository';
+import { AUDIT_ACTIONS } from './audit.vocabulary';
 import { AuditChainVerificationResponseDto } from './dto/audit-chain.dto';
 import { AuditEventListResponseDto, ListAuditEventsQueryDto, StreamAuditEventsQueryDto } from './dto/audit-event.dto';
 import {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { type Compilable, CompiledQuery, Kysely, type RawBuilder, sql } from 'kysely';
-import { AUDIT_ACTIONS } from '../common';
 import { type AuditChainHead, type AuditEventRow, type AuditOutcome, databaseClock, type DB, type GroupEnd, atGroupEnd, precompile } from '../database';
 import { type ChainEnd, chainEvents, DECISION_FIELDS, endAfter, LEAF_FIELDS, nextEvent, type UnchainedEvent } from './audit-chain';
 import type { DecisionDetails } from './audit-entry';
+import { AUDIT_ACTIONS } from './audit.vocabulary';
 import { appendLeaves, decodeFrontier, encodeFrontier, type StoredNode, type TreeNode } from './merkle';
 
 /** What the API shows of an event, in the order it shows it: the leaf's fields, then the hashes. */

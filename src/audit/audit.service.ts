@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Compilable, Kysely } from 'kysely';
 import { Span } from '../common';
 import {
-  AUDIT_ACTIONS,
   type Denial,
   type DenialRecorder,
   pageNumber,
@@ -18,6 +17,7 @@ import { DenialLimiter } from '../rate-limit';
 import type { AuditEntry, DecisionDetails } from './audit-entry';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
 import { type AuditEventFilter, AuditRepository, shownEvent, type WaitingEvent } from './audit.repository';
+import { AUDIT_ACTIONS } from './audit.vocabulary';
 import { AuditSequencer, type Placed } from './audit-sequencer';
 import type { AuditEventPageDto, AuditFilterQueryDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';

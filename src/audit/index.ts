@@ -9,3 +9,4 @@ export { type Checkpoint, openCheckpoint, parseVerifierKey, verifierKeyOf } from
 export { verifyConsistency } from './merkle';
 export { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
 export { IsAuditCursor } from './dto/audit-event.dto';
+export { AUDIT_ACTIONS, DENIAL_REASONS } from './audit.vocabulary';
