@@ -40,6 +40,8 @@ interface Options {
   assets: number;
   /** Adds the scaling suite: the listing at this many vessels against the same at BASE_VESSELS. */
   largeFleet?: number;
+  /** Adds the before-and-after suite: the service against another build of it (its dist/main.js) on the user-facing workloads. */
+  baseline?: string;
   postgres: boolean;
   /** Only the workloads whose name contains this. */
   only: string;
@@ -56,6 +58,7 @@ function readOptions(): Options {
       threads: { type: 'string' },
       assets: { type: 'string' },
       only: { type: 'string', default: '' },
+      baseline: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
     },
   });
@@ -73,6 +76,7 @@ function readOptions(): Options {
     assets: positive('assets', (warmUpSeconds + rounds * seconds) * DECOMMISSIONS_PER_SECOND_BOUND + 1_000),
     largeFleet: values.vessels === undefined ? undefined : positive('vessels', BASE_VESSELS),
     postgres: values.postgres,
+    baseline: values.baseline,
     only: values.only,
     cpuProfile: values['cpu-prof'],
   };
@@ -222,6 +226,7 @@ async function runComparisons(lab: Lab, options: Options): Promise<ComparisonRes
   const fleet = { vessels: BASE_VESSELS, assets: options.assets };
   const copies = ['service', 'bare', ...(options.postgres ? ['service-beside-postgres'] : [])];
   const [serviceUrl, bareUrl, besidePostgresUrl] = await sqliteFleet(lab.dir, fleet, copies);
+  const [baselineUrl] = options.baseline ? await sqliteFleet(lab.dir, fleet, ['baseline']) : [];
   const service = await lab.startService('service', serviceUrl);
   const bare = await lab.start('bare node:http', { script: join(__dirname, 'bare-server.js'), env: { DATABASE_URL: bareUrl, JWT_SECRET: SECRET } }, { databaseUrl: bareUrl });
   const bareNest = await lab.start('bare Nest 12 on Express', { script: join(__dirname, 'bare-nest.js') });
@@ -229,6 +234,12 @@ async function runComparisons(lab: Lab, options: Options): Promise<ComparisonRes
     ...[...LISTINGS, ...WRITES].map((workload) => ({ suite: `SQLite, ${BASE_VESSELS.toLocaleString('en')} vessels`, workload, a: service, b: bare })),
     { suite: 'pipeline', workload: WORKLOADS.health, a: service, b: bareNest },
   ];
+  if (options.baseline) {
+    const baseline = await lab.startService('the baseline build', baselineUrl, { script: options.baseline });
+    for (const workload of [...LISTINGS, ...WRITES]) {
+      comparisons.push({ suite: 'against the baseline build', workload, a: service, b: baseline });
+    }
+  }
   if (options.largeFleet) {
     const vessels = options.largeFleet;
     const [largeUrl] = await sqliteFleet(lab.dir, { vessels, assets: 0 }, ['service-large']);

@@ -2,10 +2,11 @@ import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
-import { ApiErrorResponse, AUDIT_ACTIONS } from '../common';
+import { ApiErrorResponse } from '../common';
 import { RequestOrigin } from '../http';
 import { ASSET_ACCESS_DENIED_MESSAGE, ASSET_NOT_DECOMMISSIONED_MESSAGE, AssetAccessDeniedError } from './assets.errors';
 import { AssetsService } from './assets.service';
+import { ASSET_ACTIONS } from './assets.vocabulary';
 import { AUTHORIZED_BY_IS_CALLER_MESSAGE } from './decommission-requests.errors';
 import { DecommissionRequestsService } from './decommission-requests.service';
 import { DecommissionRequestResponseDto, EXAMPLE_REQUEST_ID } from './dto/decommission-request.dto';
@@ -24,7 +25,7 @@ import {
  * Whether an asset exists is told only to those who may decommission it (clearance 7): below that,
  * every asset route refuses before it reads an asset, with DELETE's answer.
  */
-const REVEALS_ASSETS = { action: AUDIT_ACTIONS.readAsset, deniedError: AssetAccessDeniedError.forbidden };
+const REVEALS_ASSETS = { action: ASSET_ACTIONS.read, deniedError: AssetAccessDeniedError.forbidden };
 
 @ApiTags('assets')
 @Controller('v1/assets')
@@ -37,7 +38,7 @@ export class AssetsController {
   @Delete(':asset_id')
   @HttpCode(HttpStatus.OK)
   @RequiresClearance(7, {
-    action: AUDIT_ACTIONS.decommission,
+    action: ASSET_ACTIONS.decommission,
     deniedError: AssetAccessDeniedError.forbidden,
   })
   @ApiOperation({
@@ -77,7 +78,7 @@ export class AssetsController {
   @Post(':asset_id/recommission')
   @HttpCode(HttpStatus.OK)
   @RequiresClearance(7, {
-    action: AUDIT_ACTIONS.recommission,
+    action: ASSET_ACTIONS.recommission,
     deniedError: AssetAccessDeniedError.forbidden,
   })
   @ApiOperation({

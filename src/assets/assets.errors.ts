@@ -1,31 +1,45 @@
 import { HttpStatus } from '@nestjs/common';
-import { ApiError } from '../common';
+import { CLEARANCE_INSUFFICIENT } from '../auth';
+import { AuditedDenial } from '../common';
+import type { AssetDenialReason } from './assets.vocabulary';
 
 export const ASSET_ACCESS_DENIED_MESSAGE = 'Asset not found or clearance insufficient';
 
-/** One message for "no such active asset" and "clearance too low", so a refusal reveals nothing. */
-export class AssetAccessDeniedError extends ApiError {
+/** What a caller told "Asset not found or clearance insufficient" was refused for. */
+type AccessRefusal = Extract<AssetDenialReason, 'ASSET_NOT_FOUND'> | typeof CLEARANCE_INSUFFICIENT;
+
+/**
+ * One message for "no such active asset" and "clearance too low", so a refusal reveals nothing; the
+ * audit trail records which (ASSET_NOT_FOUND or CLEARANCE_INSUFFICIENT).
+ */
+export class AssetAccessDeniedError<Reason extends AccessRefusal = AccessRefusal> extends AuditedDenial {
   readonly errorCode = 'ASSET_ACCESS_DENIED';
 
-  private constructor(readonly status: HttpStatus.FORBIDDEN | HttpStatus.NOT_FOUND) {
+  private constructor(
+    readonly status: HttpStatus.FORBIDDEN | HttpStatus.NOT_FOUND,
+    readonly denialReason: Reason,
+    override readonly deniedAction?: string,
+  ) {
     super(ASSET_ACCESS_DENIED_MESSAGE);
   }
 
-  static forbidden(this: void): AssetAccessDeniedError {
-    return new AssetAccessDeniedError(HttpStatus.FORBIDDEN);
+  static forbidden(this: void): AssetAccessDeniedError<typeof CLEARANCE_INSUFFICIENT> {
+    return new AssetAccessDeniedError(HttpStatus.FORBIDDEN, CLEARANCE_INSUFFICIENT);
   }
 
-  static notFound(this: void): AssetAccessDeniedError {
-    return new AssetAccessDeniedError(HttpStatus.NOT_FOUND);
+  /** @param deniedAction the operation refused, when it is not the route's (an approval's decommission) */
+  static notFound(this: void, deniedAction?: string): AssetAccessDeniedError<'ASSET_NOT_FOUND'> {
+    return new AssetAccessDeniedError(HttpStatus.NOT_FOUND, 'ASSET_NOT_FOUND', deniedAction);
   }
 }
 
 export const ASSET_NOT_DECOMMISSIONED_MESSAGE = 'Asset is active; only a decommissioned asset can be recommissioned';
 
 /** A recommission of an active asset: told only to a caller cleared to learn that the asset exists. */
-export class AssetNotDecommissionedError extends ApiError {
+export class AssetNotDecommissionedError extends AuditedDenial {
   readonly status = HttpStatus.CONFLICT;
   readonly errorCode = 'ASSET_NOT_DECOMMISSIONED';
+  readonly denialReason: AssetDenialReason = 'ASSET_NOT_DECOMMISSIONED';
 
   constructor() {
     super(ASSET_NOT_DECOMMISSIONED_MESSAGE);

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit';
-import { type Actor, AUDIT_ACTIONS, pageMeta, pageOffset, type RequestOrigin, ResourceNotFoundError } from '../common';
+import { type Actor, pageMeta, pageOffset, type RequestOrigin, ResourceNotFoundError } from '../common';
 import { TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { AssetAccessDeniedError, AssetNotDecommissionedError } from './assets.errors';
 import { AssetsRepository } from './assets.repository';
+import { ASSET_ACTIONS } from './assets.vocabulary';
 import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetDto, ListAssetsQueryDto, RecommissionAssetDto } from './dto/asset.dto';
 
 @Injectable()
@@ -28,7 +29,7 @@ export class AssetsService {
     origin: RequestOrigin,
     approvedRequestId?: string,
   ): Promise<DecommissionedAssetDto> {
-    const action = AUDIT_ACTIONS.decommission;
+    const action = ASSET_ACTIONS.decommission;
     const decommissioned = await this.transactions.run(async (trx) => {
       const asset = await this.assets.decommission(trx, assetId, { decommission_reason: request.reason, authorized_by: request.authorized_by });
       if (asset) {
@@ -38,7 +39,8 @@ export class AssetsService {
       return asset;
     });
     if (!decommissioned) {
-      throw AssetAccessDeniedError.notFound().deniedAs({ action, reason: 'ASSET_NOT_FOUND', actor: officer });
+      // Named: an approval (POST .../approve) refuses the decommission it would make, not its own step.
+      throw AssetAccessDeniedError.notFound(action);
     }
     this.metrics.decommissionAllowed();
     return decommissioned;
@@ -49,7 +51,7 @@ export class AssetsService {
    * asset is refused as DELETE refuses it, an active one with 409. Both refusals are recorded denials.
    */
   async recommission(assetId: string, request: RecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<AssetDto> {
-    const action = AUDIT_ACTIONS.recommission;
+    const action = ASSET_ACTIONS.recommission;
     const recommissioned = await this.transactions.run(async (trx) => {
       const asset = await this.assets.recommission(trx, assetId);
       if (asset) {
@@ -61,9 +63,9 @@ export class AssetsService {
       return recommissioned;
     }
     if (await this.assets.findById(assetId)) {
-      throw new AssetNotDecommissionedError().deniedAs({ action, reason: 'ASSET_NOT_DECOMMISSIONED', actor: officer });
+      throw new AssetNotDecommissionedError();
     }
-    throw AssetAccessDeniedError.notFound().deniedAs({ action, reason: 'ASSET_NOT_FOUND', actor: officer });
+    throw AssetAccessDeniedError.notFound();
   }
 
   async findOne(assetId: string): Promise<AssetDto> {

@@ -1,9 +1,10 @@
 import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
-import { ApiErrorResponse, AUDIT_ACTIONS } from '../common';
+import { ApiErrorResponse } from '../common';
 import { RequestOrigin } from '../http';
 import { ASSET_ACCESS_DENIED_MESSAGE } from './assets.errors';
+import { DECOMMISSION_REQUEST_ACTIONS } from './assets.vocabulary';
 import { NOT_AUTHORIZING_OFFICER_MESSAGE, NOT_PENDING_MESSAGE, NOT_REQUESTER_MESSAGE } from './decommission-requests.errors';
 import { DecommissionRequestsService } from './decommission-requests.service';
 import { DecommissionResponseDto } from './dto/asset.dto';
@@ -28,7 +29,7 @@ export class DecommissionRequestsController {
   constructor(private readonly requests: DecommissionRequestsService) {}
 
   @Get()
-  @RequiresClearance(7, { action: AUDIT_ACTIONS.readDecommissionRequests })
+  @RequiresClearance(7, { action: DECOMMISSION_REQUEST_ACTIONS.read })
   @ApiOperation({
     summary: 'List decommission requests, newest first (clearance 7 or higher)',
     description: 'Pending requests past their expiry are marked expired (and audited) before the page is read. awaiting=me: the pending requests the caller is named to decide.',
@@ -44,7 +45,7 @@ export class DecommissionRequestsController {
   }
 
   @Get(':request_id')
-  @RequiresClearance(7, { action: AUDIT_ACTIONS.readDecommissionRequests })
+  @RequiresClearance(7, { action: DECOMMISSION_REQUEST_ACTIONS.read })
   @ApiOperation({ summary: 'Get a decommission request (clearance 7 or higher)', description: 'The Location of a DELETE answered 202. A pending request past its expiry is marked expired (and audited) first.' })
   @ApiOkResponse({ type: DecommissionRequestResponseDto, description: 'The request and its state' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'request_id must be a UUID', 'Invalid request id (VALIDATION_ERROR)')
@@ -59,7 +60,7 @@ export class DecommissionRequestsController {
 
   @Post(':request_id/approve')
   @HttpCode(HttpStatus.OK)
-  @RequiresClearance(7, { action: AUDIT_ACTIONS.approveDecommission })
+  @RequiresClearance(7, { action: DECOMMISSION_REQUEST_ACTIONS.approve })
   @ApiOperation({
     summary: 'Approve a decommission request: the officer it names as authorized_by (clearance 7 or higher)',
     description:
@@ -81,7 +82,7 @@ export class DecommissionRequestsController {
 
   @Post(':request_id/reject')
   @HttpCode(HttpStatus.OK)
-  @RequiresClearance(7, { action: AUDIT_ACTIONS.rejectDecommission })
+  @RequiresClearance(7, { action: DECOMMISSION_REQUEST_ACTIONS.reject })
   @ApiOperation({
     summary: 'Reject a decommission request: the officer it names as authorized_by (clearance 7 or higher)',
     description: 'The asset stays active. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409). Every attempt is audited.',
@@ -102,7 +103,7 @@ export class DecommissionRequestsController {
 
   @Post(':request_id/withdraw')
   @HttpCode(HttpStatus.OK)
-  @RequiresClearance(7, { action: AUDIT_ACTIONS.withdrawDecommission })
+  @RequiresClearance(7, { action: DECOMMISSION_REQUEST_ACTIONS.withdraw })
   @ApiOperation({
     summary: 'Withdraw a decommission request: the officer who made it (clearance 7 or higher)',
     description: 'The asset stays active. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is requested_by (403), request pending (409). Every attempt is audited.',

@@ -1,12 +1,14 @@
 import { HttpStatus } from '@nestjs/common';
-import { ApiError } from '../common';
+import { AuditedDenial } from '../common';
+import type { DecommissionRequestDenialReason } from './assets.vocabulary';
 
 export const AUTHORIZED_BY_IS_CALLER_MESSAGE = 'authorized_by must name another officer than the caller: a decommission needs a second officer';
 
 /** DECOMMISSION_APPROVAL=required: the caller named themselves as the officer who approves. */
-export class AuthorizedByIsCallerError extends ApiError {
+export class AuthorizedByIsCallerError extends AuditedDenial {
   readonly status = HttpStatus.UNPROCESSABLE_ENTITY;
   readonly errorCode = 'AUTHORIZED_BY_IS_CALLER';
+  readonly denialReason: DecommissionRequestDenialReason = 'AUTHORIZED_BY_IS_CALLER';
 
   constructor() {
     super(AUTHORIZED_BY_IS_CALLER_MESSAGE);
@@ -14,18 +16,20 @@ export class AuthorizedByIsCallerError extends ApiError {
 }
 
 /** A second request for an asset while one is pending, named so the caller can find it. */
-export class DecommissionRequestPendingError extends ApiError {
+export class DecommissionRequestPendingError extends AuditedDenial {
   readonly status = HttpStatus.CONFLICT;
   readonly errorCode = 'DECOMMISSION_REQUEST_PENDING';
+  readonly denialReason: DecommissionRequestDenialReason = 'DECOMMISSION_REQUEST_PENDING';
 
   constructor(assetId: string, pendingRequestId: string) {
     super(`Asset ${assetId} already has a pending decommission request: ${pendingRequestId}`);
   }
 }
 
-export class DecommissionRequestNotFoundError extends ApiError {
+export class DecommissionRequestNotFoundError extends AuditedDenial {
   readonly status = HttpStatus.NOT_FOUND;
   readonly errorCode = 'DECOMMISSION_REQUEST_NOT_FOUND';
+  readonly denialReason: DecommissionRequestDenialReason = 'DECOMMISSION_REQUEST_NOT_FOUND';
 
   constructor(requestId: string) {
     super(`Decommission request ${requestId} not found`);
@@ -35,29 +39,46 @@ export class DecommissionRequestNotFoundError extends ApiError {
 export const NOT_AUTHORIZING_OFFICER_MESSAGE = 'Only the officer named in the request as authorized_by may approve or reject it';
 export const NOT_REQUESTER_MESSAGE = 'Only the officer who made the request may withdraw it';
 
-/** A decision on a request by an officer it does not name for that decision. */
-export class DecommissionRequestForbiddenError extends ApiError {
+/** A decision on a request by an officer it does not name for that decision; recorded on the request's asset. */
+export class DecommissionRequestForbiddenError extends AuditedDenial {
   readonly status = HttpStatus.FORBIDDEN;
   readonly errorCode = 'DECOMMISSION_REQUEST_FORBIDDEN';
+
+  constructor(
+    readonly denialReason: Extract<DecommissionRequestDenialReason, 'NOT_AUTHORIZING_OFFICER' | 'NOT_REQUESTER'>,
+    message: string,
+    override readonly deniedAssetId: string,
+  ) {
+    super(message);
+  }
 }
 
 export const NOT_PENDING_MESSAGE = 'Decommission request is no longer pending';
 
-/** Approved, rejected or withdrawn: decided once, for good. */
-export class DecommissionRequestNotPendingError extends ApiError {
+/** Approved, rejected or withdrawn: decided once, for good. Recorded on the request's asset. */
+export class DecommissionRequestNotPendingError extends AuditedDenial {
   readonly status = HttpStatus.CONFLICT;
   readonly errorCode = 'DECOMMISSION_REQUEST_NOT_PENDING';
+  readonly denialReason: DecommissionRequestDenialReason = 'DECOMMISSION_REQUEST_NOT_PENDING';
 
-  constructor(state: string) {
+  constructor(
+    state: string,
+    override readonly deniedAssetId: string,
+  ) {
     super(`${NOT_PENDING_MESSAGE}: it was ${state}`);
   }
 }
 
-export class DecommissionRequestExpiredError extends ApiError {
+/** Recorded on the request's asset. */
+export class DecommissionRequestExpiredError extends AuditedDenial {
   readonly status = HttpStatus.CONFLICT;
   readonly errorCode = 'DECOMMISSION_REQUEST_EXPIRED';
+  readonly denialReason: DecommissionRequestDenialReason = 'DECOMMISSION_REQUEST_EXPIRED';
 
-  constructor(expiresAt: string) {
+  constructor(
+    expiresAt: string,
+    override readonly deniedAssetId: string,
+  ) {
     super(`Decommission request expired at ${expiresAt}; make a new one`);
   }
 }

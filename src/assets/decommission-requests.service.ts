@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type AuditEntry, AuditService, decodeAuditCursor, encodeAuditCursor } from '../audit';
-import { type Actor, AUDIT_ACTIONS, type DenialReason, pageNumber, pageOffset, type RequestOrigin } from '../common';
+import { type Actor, pageNumber, pageOffset, type RequestOrigin } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { type DecommissionRequestRow, TransactionRunner } from '../database';
 import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsService } from './assets.service';
+import { DECOMMISSION_REQUEST_ACTIONS } from './assets.vocabulary';
 import {
   AuthorizedByIsCallerError,
   DecommissionRequestExpiredError,
@@ -28,9 +29,9 @@ type Request = Omit<DecommissionRequestRow, 'id'>;
 type Decision = 'approve' | 'reject' | 'withdraw';
 
 const DECISION_ACTIONS = {
-  approve: AUDIT_ACTIONS.approveDecommission,
-  reject: AUDIT_ACTIONS.rejectDecommission,
-  withdraw: AUDIT_ACTIONS.withdrawDecommission,
+  approve: DECOMMISSION_REQUEST_ACTIONS.approve,
+  reject: DECOMMISSION_REQUEST_ACTIONS.reject,
+  withdraw: DECOMMISSION_REQUEST_ACTIONS.withdraw,
 } as const;
 
 /** The request's own details in every event of its life. */
@@ -66,9 +67,8 @@ export class DecommissionRequestsService {
    * as a direct decommission is when the asset is absent or not active; 409 while one is pending.
    */
   async open(assetId: string, body: DecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
-    const denied = (reason: DenialReason) => ({ action: AUDIT_ACTIONS.decommission, reason, actor: officer });
     if (body.authorized_by === officer.id) {
-      throw new AuthorizedByIsCallerError().deniedAs(denied('AUTHORIZED_BY_IS_CALLER'));
+      throw new AuthorizedByIsCallerError();
     }
     // A pending request past its expiry must not hold the asset's one pending place.
     const overdue = await this.requests.findPending(assetId);
@@ -89,7 +89,7 @@ export class DecommissionRequestsService {
       const row = await this.requests.open(trx, request);
       if (row) {
         const details = { request_id: request.requestId, reason: body.reason, authorized_by: body.authorized_by };
-        await this.audit.append(trx, { action: AUDIT_ACTIONS.requestDecommission, outcome: 'allowed', actor: officer, origin, details });
+        await this.audit.append(trx, { action: DECOMMISSION_REQUEST_ACTIONS.request, outcome: 'allowed', actor: officer, origin, details });
       }
       return row;
     });
@@ -98,9 +98,9 @@ export class DecommissionRequestsService {
     }
     const pending = await this.requests.findPending(assetId);
     if (pending) {
-      throw new DecommissionRequestPendingError(assetId, pending.request_id).deniedAs(denied('DECOMMISSION_REQUEST_PENDING'));
+      throw new DecommissionRequestPendingError(assetId, pending.request_id);
     }
-    throw AssetAccessDeniedError.notFound().deniedAs(denied('ASSET_NOT_FOUND'));
+    throw AssetAccessDeniedError.notFound();
   }
 
   /** The named officer's approval: the asset is decommissioned as by a direct DELETE, in the same transaction. */
@@ -126,7 +126,7 @@ export class DecommissionRequestsService {
   }
 
   async findOne(requestId: string, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
-    return this.current(AUDIT_ACTIONS.readDecommissionRequests, requestId, officer, origin);
+    return this.current(requestId, officer, origin);
   }
 
   /** Newest first; overdue pending requests are marked expired first, so none is listed as pending. */
@@ -164,18 +164,17 @@ export class DecommissionRequestsService {
 
   /** The request, if the officer may take this decision on it and it is still pending; else the refusal, recorded. */
   private async pendingFor(decision: Decision, requestId: string, officer: Actor, origin: RequestOrigin): Promise<Request> {
-    const action = DECISION_ACTIONS[decision];
-    const request = await this.current(action, requestId, officer, origin);
+    const request = await this.current(requestId, officer, origin);
     const party = decision === 'withdraw' ? request.requested_by : request.authorized_by;
     if (officer.id !== party) {
       const [reason, message] = decision === 'withdraw' ? (['NOT_REQUESTER', NOT_REQUESTER_MESSAGE] as const) : (['NOT_AUTHORIZING_OFFICER', NOT_AUTHORIZING_OFFICER_MESSAGE] as const);
-      throw new DecommissionRequestForbiddenError(message).deniedAs({ action, reason, actor: officer, assetId: request.asset_id });
+      throw new DecommissionRequestForbiddenError(reason, message, request.asset_id);
     }
     if (request.state === 'expired') {
-      throw new DecommissionRequestExpiredError(request.expires_at).deniedAs({ action, reason: 'DECOMMISSION_REQUEST_EXPIRED', actor: officer, assetId: request.asset_id });
+      throw new DecommissionRequestExpiredError(request.expires_at, request.asset_id);
     }
     if (request.state !== 'pending') {
-      throw new DecommissionRequestNotPendingError(request.state).deniedAs({ action, reason: 'DECOMMISSION_REQUEST_NOT_PENDING', actor: officer, assetId: request.asset_id });
+      throw new DecommissionRequestNotPendingError(request.state, request.asset_id);
     }
     return request;
   }
@@ -187,10 +186,10 @@ export class DecommissionRequestsService {
   }
 
   /** The request as it is now: marked expired first when it is overdue; 404 when there is none. */
-  private async current(action: string, requestId: string, officer: Actor, origin: RequestOrigin): Promise<Request> {
+  private async current(requestId: string, officer: Actor, origin: RequestOrigin): Promise<Request> {
     const request = await this.requests.findById(requestId);
     if (!request) {
-      throw new DecommissionRequestNotFoundError(requestId).deniedAs({ action, reason: 'DECOMMISSION_REQUEST_NOT_FOUND', actor: officer });
+      throw new DecommissionRequestNotFoundError(requestId);
     }
     return this.expireIfOverdue(request, officer, origin);
   }
@@ -200,7 +199,7 @@ export class DecommissionRequestsService {
     if (request.state !== 'pending' || request.expires_at > now) {
       return request;
     }
-    const entry = this.entry(AUDIT_ACTIONS.expireDecommission, request, officer, origin);
+    const entry = this.entry(DECOMMISSION_REQUEST_ACTIONS.expire, request, officer, origin);
     const expired = await this.transactions.run(async (trx) => {
       const row = await this.requests.expire(trx, { requestId: request.request_id, now });
       if (row) {

@@ -2,3 +2,4 @@ export { AuditModule } from './audit.module';
 export { AuditLog, AuditService, createAuditLog, AuditWriteRepository, type AuditEntry } from './write';
 export { APPROVAL_PROBLEMS, AuditChainVerifier, CHAIN_PROBLEMS, type Checkpoint, openCheckpoint, parseVerifierKey, TrailRepository, verifierKeyOf, verifyConsistency } from './trail';
 export { auditEventBatches, AuditQueryRepository, type AuditExportStart, decodeAuditCursor, encodeAuditCursor, IsAuditCursor } from './api';
+export { AUDIT_ACTIONS, DENIAL_REASONS } from './audit.vocabulary';

@@ -1,7 +1,8 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { ApiError, ApiErrorResponse, ClearanceInsufficientError } from '../common';
+import { ApiErrorResponse } from '../common';
+import { type ClearanceDenial, ClearanceInsufficientError } from './auth.errors';
 import type { AuthenticatedOfficer } from './officer';
 
 export const IS_PUBLIC = 'auth:is-public';
@@ -9,10 +10,13 @@ export const CLEARANCE_REQUIREMENT = 'auth:clearance-requirement';
 
 export interface ClearanceRequirement {
   level: number;
-  /** The audit action a denial is recorded under. */
+  /**
+   * The audit action the route's refusals are recorded under: its clearance refusal, and every
+   * AuditedDenial its handler throws that names no action of its own.
+   */
   action: string;
   /** The error the caller sees when denied; by default 403 CLEARANCE_INSUFFICIENT. */
-  deniedError?: () => ApiError;
+  deniedError?: () => ClearanceDenial;
 }
 
 /** The OpenAPI extension that marks an operation needing no token; the document then sets `security: []` on it. */
@@ -21,7 +25,7 @@ export const PUBLIC_OPERATION_EXTENSION = 'x-public';
 /** Every route needs a valid token unless it says otherwise here; the OpenAPI document says so too. */
 export const Public = () => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExtension(PUBLIC_OPERATION_EXTENSION, true));
 
-export function clearanceDenial(requirement: ClearanceRequirement): ApiError {
+export function clearanceDenial(requirement: ClearanceRequirement): ClearanceDenial {
   return requirement.deniedError?.() ?? new ClearanceInsufficientError(`Clearance level ${requirement.level} or higher is required`);
 }
 

@@ -4,8 +4,10 @@ import { describe, it } from 'node:test';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { Request } from 'express';
-import { type Denial, UnauthenticatedError } from '../common';
+import type { Denial } from '../common';
+import { denialOf } from '../http';
 import { Public } from './auth.decorators';
+import { TokenRefusedError } from './auth.errors';
 import { AuthenticationGuard } from './authentication.guard';
 import { signHs256, tokenServiceFor } from '../../test/support/tokens';
 
@@ -49,16 +51,16 @@ describe('AuthenticationGuard', () => {
   const tokens = tokenServiceFor();
   const sut = new AuthenticationGuard(new Reflector(), tokens);
 
-  /** Asserts the guard refuses with 401 and the given message, and returns the denial it carries. */
+  /** Asserts the guard refuses with 401 and the given message, and returns the denial the filter records of it. */
   async function refuses(request: Request, message: string): Promise<Denial | undefined> {
     let denial: Denial | undefined;
     await assert.rejects(async () => sut.canActivate(contextFor(request)), (error: unknown) => {
-      assert.ok(error instanceof UnauthenticatedError, `expected UnauthenticatedError, got ${String(error)}`);
+      assert.ok(error instanceof TokenRefusedError, `expected TokenRefusedError, got ${String(error)}`);
       assert.equal(error.status, 401);
       assert.equal(error.errorCode, 'UNAUTHENTICATED');
       assert.equal(error.message, message);
       assert.deepEqual(error.headers, { 'WWW-Authenticate': 'Bearer' });
-      denial = error.denial;
+      denial = denialOf(error, request);
       return true;
     });
     return denial;

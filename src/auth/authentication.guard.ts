@@ -1,9 +1,11 @@
 import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AUDIT_ACTIONS, UnauthenticatedError, Span } from '../common';
+import { Span } from '../common';
 import { routeMetadata } from '../http';
 import { IS_PUBLIC } from './auth.decorators';
+import { TokenRefusedError } from './auth.errors';
+import type { TokenDenialReason } from './auth.vocabulary';
 import { TokenRejectedError, TokenService } from './token.service';
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]+)$/i;
@@ -12,10 +14,10 @@ const MESSAGES = {
   TOKEN_MISSING: 'A bearer token is required',
   TOKEN_INVALID: 'The bearer token is invalid',
   TOKEN_EXPIRED: 'The bearer token has expired',
-} as const;
+} as const satisfies Record<TokenDenialReason, string>;
 type TokenDenial = keyof typeof MESSAGES;
 
-/** Runs first on every route: no valid token, no entry. The refusal is a denial, recorded where it is answered. */
+/** Runs first on every route: no valid token, no entry. The refusal is a denial (TokenRefusedError), recorded where it is answered. */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
   private readonly logger = new Logger(AuthenticationGuard.name);
@@ -40,7 +42,7 @@ export class AuthenticationGuard implements CanActivate {
     if (!denial) {
       return true;
     }
-    throw new UnauthenticatedError(MESSAGES[denial]).deniedAs({ action: AUDIT_ACTIONS.authenticate, reason: denial });
+    throw new TokenRefusedError(denial, MESSAGES[denial]);
   }
 
   /** Puts the officer on the request, or says why it cannot. */

@@ -5,15 +5,19 @@ import { HttpStatus } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { Request } from 'express';
-import { ApiError, ClearanceInsufficientError, UnauthenticatedError } from '../common';
+import { ApiError, AuditedDenial, UnauthenticatedError } from '../common';
+import { denialOf } from '../http';
 import { RequiresClearance } from './auth.decorators';
+import { ClearanceInsufficientError } from './auth.errors';
+import { CLEARANCE_INSUFFICIENT } from './auth.vocabulary';
 import type { AuthenticatedOfficer } from './officer';
 import { ClearanceGuard } from './clearance.guard';
 
 /** A module's own refusal, as the assets module gives for a decommission: auth knows no module above it. */
-class ProbeRefusedError extends ApiError {
+class ProbeRefusedError extends AuditedDenial {
   readonly status = HttpStatus.FORBIDDEN;
   readonly errorCode = 'PROBE_REFUSED';
+  readonly denialReason = CLEARANCE_INSUFFICIENT;
 }
 
 class Probe {
@@ -64,13 +68,14 @@ describe('ClearanceGuard', () => {
   });
 
   it('refuses clearance 6 on a level-7 route with 403 CLEARANCE_INSUFFICIENT, as a denial of the route\'s action by that officer', () => {
-    const error = refusal(fakeRequest({ id: 'lieutenant-6', clearance: 6 }), Probe.prototype.readAudit);
+    const request = fakeRequest({ id: 'lieutenant-6', clearance: 6 });
+    const error = refusal(request, Probe.prototype.readAudit);
 
     assert.ok(error instanceof ClearanceInsufficientError, `expected ClearanceInsufficientError, got ${String(error)}`);
     assert.equal(error.status, 403);
     assert.equal(error.errorCode, 'CLEARANCE_INSUFFICIENT');
     assert.equal(error.message, 'Clearance level 7 or higher is required');
-    assert.deepEqual(error.denial, {
+    assert.deepEqual(denialOf(error, request), {
       action: 'audit.read',
       reason: 'CLEARANCE_INSUFFICIENT',
       actor: { id: 'lieutenant-6', clearance: 6 },
@@ -78,12 +83,13 @@ describe('ClearanceGuard', () => {
   });
 
   it("throws the decorator's deniedError instead of the default, still as a denial", () => {
-    const error = refusal(fakeRequest({ id: 'cadet-0', clearance: 0 }), Probe.prototype.decommission);
+    const request = fakeRequest({ id: 'cadet-0', clearance: 0 });
+    const error = refusal(request, Probe.prototype.decommission);
 
     assert.ok(error instanceof ProbeRefusedError, `expected ProbeRefusedError, got ${String(error)}`);
     assert.equal(error.status, 403);
     assert.equal(error.errorCode, 'PROBE_REFUSED');
-    assert.deepEqual(error.denial, { action: 'asset.decommission', reason: 'CLEARANCE_INSUFFICIENT', actor: { id: 'cadet-0', clearance: 0 } });
+    assert.deepEqual(denialOf(error, request), { action: 'asset.decommission', reason: 'CLEARANCE_INSUFFICIENT', actor: { id: 'cadet-0', clearance: 0 } });
   });
 
   for (const clearance of [7, 8, 10]) {
@@ -92,27 +98,37 @@ describe('ClearanceGuard', () => {
     });
   }
 
+  it("hands the route's action to the request it lets through, for the refusals its handler throws", () => {
+    const request = fakeRequest({ id: 'admiral', clearance: 10 });
+
+    assert.equal(sut.canActivate(contextFor(request, Probe.prototype.decommission)), true);
+
+    assert.equal(request.auditedAction, 'asset.decommission');
+  });
+
   it('refuses a cleared route with 401 when no officer is on the request, and it is no denial to record', () => {
     const error = refusal(fakeRequest(), Probe.prototype.readAudit);
 
     assert.ok(error instanceof UnauthenticatedError, `expected UnauthenticatedError, got ${String(error)}`);
     assert.equal(error.status, 401);
-    assert.equal(error.denial, undefined);
+    assert.ok(!(error instanceof AuditedDenial), 'a 401 of its own, not an audited refusal');
   });
 
   it('applies a controller-level requirement to its handlers', () => {
-    const error = refusal(fakeRequest({ id: 'sergeant-4', clearance: 4 }), ClassProbe.prototype.inherited, ClassProbe);
+    const request = fakeRequest({ id: 'sergeant-4', clearance: 4 });
+    const error = refusal(request, ClassProbe.prototype.inherited, ClassProbe);
 
     assert.ok(error instanceof ClearanceInsufficientError);
-    assert.equal(error.denial?.action, 'class.level');
+    assert.equal(request.auditedAction, 'class.level');
     assert.equal(sut.canActivate(contextFor(fakeRequest({ id: 'major-5', clearance: 5 }), ClassProbe.prototype.inherited, ClassProbe)), true);
   });
 
   it("lets a handler's requirement override its controller's", () => {
-    const error = refusal(fakeRequest({ id: 'colonel-8', clearance: 8 }), ClassProbe.prototype.overridden, ClassProbe);
+    const request = fakeRequest({ id: 'colonel-8', clearance: 8 });
+    const error = refusal(request, ClassProbe.prototype.overridden, ClassProbe);
 
     assert.ok(error instanceof ClearanceInsufficientError);
     assert.equal(error.message, 'Clearance level 9 or higher is required');
-    assert.equal(error.denial?.action, 'handler.level');
+    assert.equal(request.auditedAction, 'handler.level');
   });
 });

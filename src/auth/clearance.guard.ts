@@ -5,7 +5,11 @@ import { UnauthenticatedError, Span } from '../common';
 import { routeMetadata } from '../http';
 import { CLEARANCE_REQUIREMENT, ClearanceRequirement, clearanceDenial } from './auth.decorators';
 
-/** Runs after AuthenticationGuard on routes marked with @RequiresClearance; a refusal is a denial, recorded where it is answered. */
+/**
+ * Runs after AuthenticationGuard on routes marked with @RequiresClearance. It hands the route's audited
+ * action to the request, for its refusal and every later one the route's handler throws; a refusal is
+ * a denial (an AuditedDenial), recorded where it is answered.
+ */
 @Injectable()
 export class ClearanceGuard implements CanActivate {
   private readonly requirementOf: (context: ExecutionContext) => ClearanceRequirement | undefined;
@@ -21,6 +25,7 @@ export class ClearanceGuard implements CanActivate {
       return true;
     }
     const request = context.switchToHttp().getRequest<Request>();
+    request.auditedAction = requirement.action;
     const officer = request.officer;
     if (!officer) {
       // Only reachable if a route were both public and cleared: refuse rather than guess.
@@ -29,6 +34,6 @@ export class ClearanceGuard implements CanActivate {
     if (officer.clearance >= requirement.level) {
       return true;
     }
-    throw clearanceDenial(requirement).deniedAs({ action: requirement.action, reason: 'CLEARANCE_INSUFFICIENT', actor: officer });
+    throw clearanceDenial(requirement);
   }
 }

@@ -1,7 +1,8 @@
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
-import { type DenialReason, LruCache } from '../common';
+import { LruCache } from '../common';
 import type { JwtConfig, TokenConfig } from '../config';
+import type { TokenDenialReason } from './auth.vocabulary';
 import { type JwksHealth, JwksKeySet } from './jwks-key-set';
 import { resolveJwtSecret } from './jwt-secret';
 import { AuthenticatedOfficer, MAX_CLEARANCE, MIN_CLEARANCE, SUBJECT_MAX_LENGTH } from './officer';
@@ -10,7 +11,7 @@ import type { TokenKey } from '../config';
 export class TokenRejectedError extends Error {
   /** @param detail why, for the server log only: the client learns no more than the reason */
   constructor(
-    readonly reason: Extract<DenialReason, 'TOKEN_INVALID' | 'TOKEN_EXPIRED'>,
+    readonly reason: Extract<TokenDenialReason, 'TOKEN_INVALID' | 'TOKEN_EXPIRED'>,
     readonly detail: string,
   ) {
     super(`${reason}: ${detail}`);

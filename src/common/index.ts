@@ -18,7 +18,7 @@ export {
   VESSEL_ID_PATTERN,
 } from './validation/validators';
 export { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from './errors/unavailability';
-export { AUDIT_ACTIONS, DENIAL_REASONS, type Actor, type Denial, type DenialReason } from './errors/denial';
+export type { Actor, Denial } from './errors/denial';
 export { DENIAL_RECORDER, type DenialRecorder } from './errors/denial-recorder';
 export { SuccessEnvelope } from './dto/success-envelope.dto';
 export { LruCache } from './cache/lru-cache';

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BadRequestException, GatewayTimeoutException, HttpException, Logger, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import { BadRequestException, GatewayTimeoutException, HttpException, HttpStatus, Logger, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { Test } from '@nestjs/testing';
-import { RateLimitedError, ResourceNotFoundError, ServiceUnavailableError, UnauthenticatedError, type Denial, DENIAL_RECORDER, type DenialRecorder, UNAVAILABILITY_CHECK } from '../common';
+import { AuditedDenial, RateLimitedError, ResourceNotFoundError, ServiceUnavailableError, UnauthenticatedError, type Denial, DENIAL_RECORDER, type DenialRecorder, UNAVAILABILITY_CHECK } from '../common';
 import type { RequestOrigin } from './request-origin';
 import { ApiExceptionFilter } from './api-exception.filter';
 
@@ -28,6 +28,25 @@ function captureResponse(request: object = {}) {
     },
   };
   return { host: new ExecutionContextHost([request, response]), sent };
+}
+
+/** A token refusal as auth throws one: it names its own action. */
+class TokenMissingError extends AuditedDenial {
+  readonly status = HttpStatus.UNAUTHORIZED;
+  readonly errorCode = 'UNAUTHENTICATED';
+  readonly denialReason = 'TOKEN_MISSING';
+  override readonly deniedAction = 'auth.authenticate';
+}
+
+/** A feature's refusal on its route: the route declares the action; this one names the asset it refuses. */
+class RequestNotPendingError extends AuditedDenial {
+  readonly status = HttpStatus.CONFLICT;
+  readonly errorCode = 'DECOMMISSION_REQUEST_NOT_PENDING';
+  readonly denialReason = 'DECOMMISSION_REQUEST_NOT_PENDING';
+
+  constructor(override readonly deniedAssetId?: string) {
+    super('Decommission request is no longer pending');
+  }
 }
 
 /** A recorder that records nothing, for failures that are not denials. */
@@ -115,7 +134,7 @@ describe('ApiExceptionFilter', () => {
 
   describe('denials', () => {
     const request = { requestId: 'req-1', ip: '10.0.0.7', method: 'DELETE', originalUrl: '/v1/assets/TIE-0001?x=1', params: { asset_id: 'TIE-0001' } };
-    const denied = () => new UnauthenticatedError('A bearer token is required').deniedAs({ action: 'auth.authenticate', reason: 'TOKEN_MISSING' });
+    const denied = () => new TokenMissingError('A bearer token is required');
     const recorder = (record: DenialRecorder['recordDenial']) => ({ recordDenial: record });
 
     it('records the denial with the request origin before it answers', async () => {
@@ -132,6 +151,44 @@ describe('ApiExceptionFilter', () => {
           { requestId: 'req-1', ip: '10.0.0.7', method: 'DELETE', path: '/v1/assets/TIE-0001', assetId: 'TIE-0001' },
         ],
       ]);
+    });
+
+    it("records a refusal that names no action under its route's, by the request's officer, on the asset it names", async () => {
+      const recorded: Denial[] = [];
+      const sut = new ApiExceptionFilter(NEVER_UNAVAILABLE, recorder(async (denial) => void recorded.push(denial)));
+      const officer = { id: 'officer-8', clearance: 8 };
+      const decided = { ...request, params: { request_id: 'c0ffee' }, officer, auditedAction: 'decommission.approve' };
+
+      await sut.catch(new RequestNotPendingError('TIE-0001'), captureResponse(decided).host);
+      await sut.catch(new RequestNotPendingError(), captureResponse(decided).host);
+
+      assert.deepEqual(recorded, [
+        { action: 'decommission.approve', reason: 'DECOMMISSION_REQUEST_NOT_PENDING', actor: officer, assetId: 'TIE-0001' },
+        { action: 'decommission.approve', reason: 'DECOMMISSION_REQUEST_NOT_PENDING', actor: officer },
+      ]);
+    });
+
+    it('prefers the action a refusal names to its route\'s', async () => {
+      const recorded: Denial[] = [];
+      const sut = new ApiExceptionFilter(NEVER_UNAVAILABLE, recorder(async (denial) => void recorded.push(denial)));
+
+      await sut.catch(denied(), captureResponse({ ...request, auditedAction: 'asset.decommission' }).host);
+
+      assert.deepEqual(recorded, [{ action: 'auth.authenticate', reason: 'TOKEN_MISSING' }]);
+    });
+
+    it('answers 500, recording nothing, a refusal with no action to record it under: a fault, never an unaudited refusal', async (t) => {
+      const logged = t.mock.method(Logger.prototype, 'error', () => undefined);
+      let calls = 0;
+      const sut = new ApiExceptionFilter(NEVER_UNAVAILABLE, recorder(async () => void calls++));
+      const { host, sent } = captureResponse(request);
+
+      await sut.catch(new RequestNotPendingError('TIE-0001'), host);
+
+      assert.equal(calls, 0);
+      assert.equal(sent.status, 500);
+      assert.deepEqual(sent.body, { status: 'error', message: 'Internal server error', error_code: 'INTERNAL_ERROR' });
+      assert.match(String(logged.mock.calls[0].arguments[0]), /RequestNotPendingError \(DECOMMISSION_REQUEST_NOT_PENDING\).*declares no audited action/);
     });
 
     it('records nothing for an error that is no denial', async () => {

@@ -1,6 +1,17 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { type ErrorResponseDto, ApiError, ERROR_MESSAGE_MAX_LENGTH, ServiceUnavailableError, DENIAL_RECORDER, type DenialRecorder, UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../common';
+import {
+  type ErrorResponseDto,
+  ApiError,
+  AuditedDenial,
+  ERROR_MESSAGE_MAX_LENGTH,
+  ServiceUnavailableError,
+  DENIAL_RECORDER,
+  type DenialRecorder,
+  UNAVAILABILITY_CHECK,
+  type UnavailabilityCheck,
+} from '../common';
+import { denialOf } from './audited-request';
 import { requestOrigin } from './request-origin';
 
 /** Codes for errors Nest or Express raise themselves (unknown route, bad URI encoding). */
@@ -58,13 +69,21 @@ export class ApiExceptionFilter implements ExceptionFilter {
     response.status(status).set(headers).json(body);
   }
 
-  /** Records a denial before it is answered; a denial that cannot be recorded is never answered as one. */
+  /**
+   * Records an audited refusal (an AuditedDenial) before it is answered; a denial that cannot be
+   * recorded is never answered as one. One with no action to record it under (its route declares none)
+   * is a fault: answered 500, not as an unaudited refusal.
+   */
   private async recordDenial(exception: unknown, request: Request): Promise<unknown> {
-    if (!(exception instanceof ApiError) || !exception.denial) {
+    if (!(exception instanceof AuditedDenial)) {
       return exception;
     }
+    const denial = denialOf(exception, request);
+    if (!denial) {
+      return new Error(`${exception.constructor.name} (${exception.denialReason}) refused a request whose route declares no audited action`);
+    }
     try {
-      await this.denials.recordDenial(exception.denial, requestOrigin(request));
+      await this.denials.recordDenial(denial, requestOrigin(request));
       return exception;
     } catch (failure) {
       if (failure instanceof ApiError) {

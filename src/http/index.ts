@@ -8,4 +8,5 @@ export { ExpressObjectsAdapter } from './express-objects';
 export { routeMetadata } from './route-metadata';
 export { createValidationPipe } from './validation.pipe';
 export { RequestOrigin, requestOrigin } from './request-origin';
+export { denialOf } from './audited-request';
 export { ifNoneMatchIncludes, REVALIDATE_ON_EVERY_USE, strongEntityTag } from './entity-tags';

@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
-import { AUDIT_ACTIONS, UnauthenticatedError, Span } from '../common';
+import { TokenRefusedError } from '../auth';
+import { Span } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 
 const BEARER = /^Bearer +(\S+)$/i;
@@ -14,8 +15,9 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 /**
  * GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set, and in
  * production, where it is closed until one is set. Digests of equal length are compared in constant
- * time, so the answer's timing tells nothing of the token. A refusal is a 401 like any other, and recorded;
- * closed for want of a token, its message and a start-up warning say so.
+ * time, so the answer's timing tells nothing of the token. A refusal is a 401 like any other (auth's
+ * TokenRefusedError, under auth.authenticate), and recorded; closed for want of a token, its message
+ * and a start-up warning say so.
  */
 @Injectable()
 export class MetricsTokenGuard implements CanActivate {
@@ -40,9 +42,6 @@ export class MetricsTokenGuard implements CanActivate {
     if (offered !== undefined && this.expected !== undefined && timingSafeEqual(digest(offered), this.expected)) {
       return true;
     }
-    throw new UnauthenticatedError(this.expected === undefined ? METRICS_TOKEN_UNSET : METRICS_TOKEN_REQUIRED).deniedAs({
-      action: AUDIT_ACTIONS.authenticate,
-      reason: header === undefined ? 'TOKEN_MISSING' : 'TOKEN_INVALID',
-    });
+    throw new TokenRefusedError(header === undefined ? 'TOKEN_MISSING' : 'TOKEN_INVALID', this.expected === undefined ? METRICS_TOKEN_UNSET : METRICS_TOKEN_REQUIRED);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { type DenialReason, EndOfTurnBatch } from '../common';
+import { EndOfTurnBatch } from '../common';
 import { type DB, poolUsage, type PoolUsage } from '../database';
 
 /** One request as the access log and the request metrics both see it. */
@@ -143,7 +143,7 @@ export class Metrics {
     this.decommissions.inc({ outcome: 'allowed' });
   }
 
-  decommissionDenied(reason: DenialReason): void {
+  decommissionDenied(reason: string): void {
     this.decommissions.inc({ outcome: 'denied', reason });
   }
 

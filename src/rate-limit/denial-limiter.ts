@@ -4,6 +4,9 @@ import { APP_CONFIG, type AppConfig } from '../config';
 
 export const MINUTE_MS = 60_000;
 
+/** The reason the audit trail records the first 429 of a client's flooded window under, in place of the refusal's own. */
+export const RATE_LIMITED_REASON = 'RATE_LIMITED';
+
 export type DenialVerdict = { limited: false } | { limited: true; retryAfterSeconds: number; firstInWindow: boolean };
 
 /**

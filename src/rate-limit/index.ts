@@ -1,4 +1,4 @@
-export { DenialLimiter, type DenialVerdict } from './denial-limiter';
+export { DenialLimiter, type DenialVerdict, RATE_LIMITED_REASON } from './denial-limiter';
 export { ForwardedForGuard } from './forwarded-for.guard';
 export { LimitStoreHealth } from './limit-store-health';
 export { RateLimitModule } from './rate-limit.module';

@@ -1,7 +1,8 @@
 import { Controller, Get, Header, Headers, Param, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiErrorResponse, AUDIT_ACTIONS, ValidationFailedError } from '../../common';
+import { ApiErrorResponse, ValidationFailedError } from '../../common';
+import { AUDIT_ACTIONS } from '../audit.vocabulary';
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../../auth';
 import { AuditStream, STREAMS_PER_CLIENT, type StreamSink } from './audit-stream';
 import { AuditTree, ChainVerificationThread } from '../trail';

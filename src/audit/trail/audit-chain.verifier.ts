@@ -1,9 +1,9 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
-import { AUDIT_ACTIONS } from '../../common';
 import type { AuditChainHead } from '../../database';
 import { eventHash, eventLeafHash, GENESIS_HASH } from './audit-chain';
 import { type AssetStatusChange, TrailRepository } from './trail.repository';
+import { AUDIT_ACTIONS } from '../audit.vocabulary';
 import { appendLeaves, decodeFrontier, type Frontier, frontierRoot } from './merkle';
 import { AUDIT_FIELD_LIMITS, storable } from './storable';
 

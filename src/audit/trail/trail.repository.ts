@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { AUDIT_ACTIONS } from '../../common';
+import { AUDIT_ACTIONS } from '../audit.vocabulary';
 import type { AuditChainHead, AuditEventRow, DB } from '../../database';
 import { STORED_EVENT_COLUMNS } from './audit-chain';
 import type { TreeNode } from './merkle';

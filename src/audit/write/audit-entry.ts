@@ -1,11 +1,11 @@
-import type { Actor, DenialReason, RequestOrigin } from '../../common';
+import type { Actor, RequestOrigin } from '../../common';
 import type { AuditOutcome } from '../../database';
 
 /** One access decision, allowed or denied, with the request it answers. */
 export interface AuditEntry {
   action: string;
   outcome: AuditOutcome;
-  reason?: DenialReason;
+  reason?: string;
   actor?: Actor;
   origin: RequestOrigin;
   /** An allowed decommission's (or decommission request's) reason and authorising officer, as the request gave them. */

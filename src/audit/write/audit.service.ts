@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import {
   ApiError,
-  AUDIT_ACTIONS,
   type Denial,
   type DenialRecorder,
   RateLimitedError,
@@ -15,6 +14,7 @@ import {
 import { type DB, TransactionRunner } from '../../database';
 import { Metrics } from '../../observability';
 import { DenialLimiter } from '../../rate-limit';
+import { AUDIT_ACTIONS } from '../audit.vocabulary';
 import type { AuditEntry, DecisionDetails } from './audit-entry';
 import { AuditLog } from './audit-log';
 import type { WaitingEvent } from './audit-write.repository';

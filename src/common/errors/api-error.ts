@@ -1,5 +1,4 @@
 import { HttpStatus } from '@nestjs/common';
-import type { Denial } from './denial';
 
 /**
  * An error a client is meant to see. The global filter turns it into the
@@ -9,13 +8,21 @@ export abstract class ApiError extends Error {
   abstract readonly status: HttpStatus;
   abstract readonly errorCode: string;
   readonly headers: Readonly<Record<string, string>> = {};
-  /** Set when the error refuses access: the exception filter records it before it answers. */
-  denial?: Denial;
+}
 
-  deniedAs(denial: Denial): this {
-    this.denial = denial;
-    return this;
-  }
+/**
+ * An error that refuses access, and so is an audited denial by its type: no throw site can forget to
+ * have it recorded. The exception filter records it, once, before it answers: with its reason, under
+ * the action it names or else the one its route declares (`@RequiresClearance(level, { action })`), the
+ * request's authenticated officer as actor, and the asset it names or else the one its path names.
+ */
+export abstract class AuditedDenial extends ApiError {
+  /** Why, as the audit trail records it. */
+  abstract readonly denialReason: string;
+  /** The action refused, when it is not its route's: a token refusal's `auth.authenticate`, on any route. */
+  readonly deniedAction?: string;
+  /** The asset refused, when the path does not name it (a decommission request's decision). */
+  readonly deniedAssetId?: string;
 }
 
 export class ValidationFailedError extends ApiError {
@@ -27,11 +34,6 @@ export class UnauthenticatedError extends ApiError {
   readonly status = HttpStatus.UNAUTHORIZED;
   readonly errorCode = 'UNAUTHENTICATED';
   override readonly headers = { 'WWW-Authenticate': 'Bearer' };
-}
-
-export class ClearanceInsufficientError extends ApiError {
-  readonly status = HttpStatus.FORBIDDEN;
-  readonly errorCode = 'CLEARANCE_INSUFFICIENT';
 }
 
 export class ResourceNotFoundError extends ApiError {

@@ -2,11 +2,9 @@ import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@n
 import { IsIn, IsOptional, ValidateBy } from 'class-validator';
 import {
   ASSET_ID_SCHEMA,
-  AUDIT_ACTIONS,
   BASE64_SHA256_SCHEMA,
   HEX_SHA256_SCHEMA,
   INSTANT_SCHEMA,
-  DENIAL_REASONS,
   IsAssetId,
   IsInstant,
   IsIntInRange,
@@ -23,6 +21,7 @@ import {
   ToInteger,
 } from '../../../common';
 import { decodeAuditCursor } from '../audit-cursor';
+import { AUDIT_ACTIONS, DENIAL_REASONS } from '../../audit.vocabulary';
 import { AUDIT_FIELD_LIMITS } from '../../trail';
 
 const OUTCOMES = ['allowed', 'denied'] as const;
