@@ -81,9 +81,11 @@ describe('CommitGroup', () => {
     /** A group end that records what each call was given and inserts a row naming it. */
     function recordingEnd(): { end: GroupEnd<string>; calls: string[][] } {
       const calls: string[][] = [];
-      const end: GroupEnd<string> = async (trx, items) => {
-        calls.push(items);
-        await insert(`end:${items.join('+')}`)(trx);
+      const end: GroupEnd<string> = {
+        endGroup: async (trx, items) => {
+          calls.push(items);
+          await insert(`end:${items.join('+')}`)(trx);
+        },
       };
       return { end, calls };
     }
@@ -122,7 +124,7 @@ describe('CommitGroup', () => {
     it('fails every transaction of the group, keeping none of their writes, when an end fails', async () => {
       const { db, names } = recordedDatabase();
       const sut = new CommitGroup(db);
-      const failing: GroupEnd<string> = () => Promise.reject(new Error('the end failed'));
+      const failing: GroupEnd<string> = { endGroup: () => Promise.reject(new Error('the end failed')) };
       const results = await Promise.allSettled([sut.run(handing('a', failing)), sut.run(insert('b'))]);
       assert.deepEqual(
         results.map((result) => (result.status === 'rejected' ? (result.reason as Error).message : result.value)),

@@ -10,11 +10,13 @@ interface Waiting {
 }
 
 /**
- * Work a commit group does once for all its transactions, last before its commit: it is given, in
- * order, what the group's transactions handed it (atGroupEnd), less what those that rolled back
+ * Work a commit group does once for all its transactions, last before its commit: `endGroup` is given,
+ * in order, what the group's transactions handed it (atGroupEnd), less what those that rolled back
  * handed. If it fails, the group fails as its commit would.
  */
-export type GroupEnd<Item> = (trx: Kysely<DB>, items: Item[]) => Promise<void>;
+export interface GroupEnd<Item> {
+  endGroup(trx: Kysely<DB>, items: Item[]): Promise<void>;
+}
 
 interface Handed {
   end: GroupEnd<unknown>;
@@ -33,7 +35,7 @@ export async function atGroupEnd<Item>(trx: Kysely<DB>, end: GroupEnd<Item>, ite
   if (handed) {
     handed.push({ end: end as GroupEnd<unknown>, item });
   } else {
-    await end(trx, [item]);
+    await end.endGroup(trx, [item]);
   }
 }
 
@@ -114,7 +116,7 @@ export class CommitGroup {
           outcomes.push(outcome);
         }
         for (const [end, items] of itemsByEnd(handed)) {
-          await end(trx, items);
+          await end.endGroup(trx, items);
         }
         await trx.commit().execute();
       } catch (error) {

@@ -37,17 +37,14 @@ const waitingRow = (event: WaitingEvent) => Object.fromEntries(WAITING_COLUMNS.m
  * decision's transaction or the sequencer's own session.
  */
 @Injectable()
-export class AuditWriteRepository {
-  /** One function for every append, by which a commit group tells its appends' leaves apart from other work's items. */
-  private readonly growTreeAtGroupEnd: GroupEnd<Leaf> = (trx, leaves) => this.growTree(trx, leaves);
-
+export class AuditWriteRepository implements GroupEnd<Leaf> {
   constructor(private readonly db: Kysely<DB>) {}
 
   /**
    * Adds the event at the end of the chain at once, inside `trx`, which must hold the chain's only
    * writer: SQLite's write lock, which a commit group holds for all its transactions. The tree grows by
    * its leaf at the group's end, with those of the group's other appends that did not roll back
-   * (growTree); in a transaction of no group, at once.
+   * (endGroup); in a transaction of no group, at once.
    */
   async appendToChain(trx: Kysely<DB>, fields: WaitingEvent): Promise<void> {
     // Rewriting a column to itself takes the head's lock and returns where the chain ends, with the database's clock for the new event.
@@ -70,14 +67,15 @@ export class AuditWriteRepository {
       .set({ event_count: head.event_count, last_event_id: head.last_event_id, last_hash: head.last_hash, last_occurred_at: head.last_occurred_at })
       .where('id', '=', 1)
       .execute();
-    await atGroupEnd(trx, this.growTreeAtGroupEnd, { leaf_index: event.leaf_index, leaf_hash: event.leaf_hash });
+    await atGroupEnd(trx, this, { leaf_index: event.leaf_index, leaf_hash: event.leaf_hash });
   }
 
   /**
-   * Appends a commit group's leaves, in chain order, to the tree: the frontier read and written once,
-   * the subtrees they complete inserted in one statement. Run last in the group, inside its transaction.
+   * The commit group's end: its appends' leaves, in chain order, grow the tree, the frontier read and
+   * written once, the subtrees they complete inserted in one statement. Run last in the group, inside
+   * its transaction.
    */
-  async growTree(trx: Kysely<DB>, leaves: Leaf[]): Promise<void> {
+  async endGroup(trx: Kysely<DB>, leaves: Leaf[]): Promise<void> {
     const { frontier } = await trx.selectFrom('audit_chain_head').select('frontier').where('id', '=', 1).executeTakeFirstOrThrow();
     const size = leaves[0].leaf_index;
     const hashes = decodeFrontier(frontier);
