@@ -33,7 +33,7 @@ const handedIn = new WeakMap<Kysely<DB>, Handed[]>();
 export async function atGroupEnd<Item>(trx: Kysely<DB>, end: GroupEnd<Item>, item: Item): Promise<void> {
   const handed = handedIn.get(trx);
   if (handed) {
-    handed.push({ end: end, item });
+    handed.push({ end, item });
   } else {
     await end.endGroup(trx, [item]);
   }
