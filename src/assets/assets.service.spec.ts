@@ -50,7 +50,7 @@ function createService(db: Kysely<DB>): AssetsService {
   const unlimited = { count: async () => ({ limited: false }) } as unknown as DenialLimiter;
   const metrics = new Metrics(db);
   const [audit, transactions] = [new AuditRepository(db), new TransactionRunner(db)];
-  const sequencer = new AuditSequencer(db, audit, transactions, metrics, loadAppConfig({}));
+  const sequencer = new AuditSequencer(db, audit, transactions, metrics, loadAppConfig({}).audit);
   return new AssetsService(new AssetsRepository(db), new AuditService(audit, unlimited, transactions, metrics, sequencer, new DatabaseHealth(db)), metrics);
 }
 

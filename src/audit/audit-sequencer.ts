@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Compilable, Kysely } from 'kysely';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { AUDIT_CONFIG, type AuditConfig } from '../config';
 import { type DB, DedicatedSession, precompile, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { AuditRepository, type WaitingEvent } from './audit.repository';
@@ -68,7 +68,7 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
     private readonly repository: AuditRepository,
     private readonly transactions: TransactionRunner,
     private readonly metrics: Metrics,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(AUDIT_CONFIG) private readonly config: AuditConfig,
   ) {
     metrics.readAuditLagWith(() => this.lagMs() / 1000);
   }
@@ -141,7 +141,7 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
-      const bound = this.config.audit.sequencingTimeoutMs;
+      const bound = this.config.sequencingTimeoutMs;
       const timer = setTimeout(() => {
         this.waiting.delete(pendingId);
         reject(new Error(`audit event ${pendingId} had no place in the chain after ${bound} ms`));
@@ -167,12 +167,12 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
   }
 
   isLagging(): boolean {
-    return this.lagMs() > this.config.audit.readinessLagMs;
+    return this.lagMs() > this.config.readinessLagMs;
   }
 
   /** PostgreSQL: take the sequencer's lock when it is free, then chain batches while it is held. */
   private async lead(): Promise<void> {
-    const { takeoverIntervalMs, sequencerIntervalMs } = this.config.audit;
+    const { takeoverIntervalMs, sequencerIntervalMs } = this.config;
     while (!this.stopping.signal.aborted) {
       const lost = new AbortController();
       const active = AbortSignal.any([this.stopping.signal, lost.signal]);
@@ -206,7 +206,7 @@ export class AuditSequencer implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async chainBatch(session: DedicatedSession): Promise<number> {
-    const batch = await this.repository.findWaiting(session.db, this.config.audit.batchLimit);
+    const batch = await this.repository.findWaiting(session.db, this.config.batchLimit);
     if (!batch) {
       return 0;
     }

@@ -42,7 +42,7 @@ for (const engine of testEngines()) {
       transactions = new TransactionRunner(db);
       const unlimited = { count: async () => ({ limited: false }) } as unknown as DenialLimiter;
       const [repository, metrics] = [new AuditRepository(db), new Metrics(db)];
-      sequencer = new AuditSequencer(db, repository, transactions, metrics, loadAppConfig({ DATABASE_URL: database.url }));
+      sequencer = new AuditSequencer(db, repository, transactions, metrics, loadAppConfig({ DATABASE_URL: database.url }).audit);
       sequencer.onApplicationBootstrap();
       sut = new AuditService(repository, unlimited, transactions, metrics, sequencer, new DatabaseHealth(db));
     });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigurationError, loadAppConfig } from './app-config';
+import { ConfigurationError, loadAppConfig } from '.';
 
 const SECRET = 's'.repeat(32);
 const AUDIT_SIGNING_KEY_FILE = resolve('test/fixtures/audit-signing-key.pem');

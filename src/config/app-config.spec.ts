@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { type AppConfig, ConfigurationError, loadAppConfig, loadDatabaseConfig, loadTokenConfig, loadTracingConfig, type PostgresLocation } from './app-config';
+import { type AppConfig, ConfigurationError, loadAppConfig, loadDatabaseConfig, loadTokenConfig, loadTracingConfig, type PostgresLocation } from '.';
 
 const CWD = resolve('/srv/fleet-registry');
 const SECRET = 's'.repeat(32);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigurationError, loadAppConfig, type PostgresLocation, type PostgresTimeouts } from './app-config';
+import { ConfigurationError, loadAppConfig, type PostgresLocation, type PostgresTimeouts } from '.';
 
 const URL = 'postgres://fleet@db:5432/registry';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { publicTokenKey } from './token-keys';
-import { ConfigurationError, loadAppConfig } from './app-config';
+import { ConfigurationError, loadAppConfig } from '.';
 
 const SECRET = 's'.repeat(32);
 const PEM = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string;

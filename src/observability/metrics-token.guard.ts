@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
 import { AUDIT_ACTIONS, UnauthenticatedError, Span } from '../common';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { OBSERVABILITY_CONFIG, type ObservabilityConfig } from '../config';
 
 const BEARER = /^Bearer +(\S+)$/i;
 export const METRICS_TOKEN_REQUIRED = 'The metrics bearer token is required';
@@ -22,7 +22,7 @@ export class MetricsTokenGuard implements CanActivate {
   private readonly required: boolean;
   private readonly expected?: Buffer;
 
-  constructor(@Inject(APP_CONFIG) { metricsToken, production }: AppConfig) {
+  constructor(@Inject(OBSERVABILITY_CONFIG) { metricsToken, production }: ObservabilityConfig) {
     this.required = metricsToken !== undefined || production;
     this.expected = metricsToken === undefined ? undefined : digest(metricsToken);
     if (this.required && this.expected === undefined) {
