@@ -33,14 +33,13 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     DecommissionApprovalVariables,
     TracingVariables,
   ]);
-  // The token keys first: production without them is the likeliest mistake, and it is named before any other.
-  const tokens = tokenConfig(jwt, runtime, cwd);
+  // Built in this order, so that production without its token keys says so before it is told of its audit key.
   return {
     ...serverConfig(server),
     ...observabilityConfig(observability, runtime),
+    ...tokenConfig(jwt, runtime, cwd),
     ...databaseConfig(database, cwd),
     ...databaseClockConfig(databaseClock),
-    ...tokens,
     ...demoSeedConfig(demoSeed, runtime),
     rateLimit: rateLimitConfig(rateLimit),
     audit: auditConfig(audit, runtime, cwd),
