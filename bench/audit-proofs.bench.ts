@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import { TrailRepository } from '../src/audit';
 import { AuditTree } from '../src/audit/trail/audit-tree';
 import { appendLeaves, consistencyPlan, type Frontier, inclusionPlan, leafHash } from '../src/audit/trail/merkle';
-import type { AppConfig, DatabaseLocation } from '../src/config';
+import type { AuditConfig, DatabaseConfig, DatabaseLocation } from '../src/config';
 import { createDatabase, type DB, migrateToLatest } from '../src/database';
 import { createTestDatabase } from '../test/support/databases';
 
@@ -79,8 +79,8 @@ async function measure(label: string, location: DatabaseLocation, events: number
     const loading = performance.now();
     await load(db, events);
     console.log(`${label}: ${events.toLocaleString('en')} events loaded in ${((performance.now() - loading) / 1000).toFixed(1)} s`);
-    const config = { audit: { signingKey: generateKeyPairSync('ed25519').privateKey, logOrigin: 'bench/audit', checkpointIntervalMs: 1_000 } } as AppConfig;
-    const tree = new AuditTree(new TrailRepository(db), config);
+    const config = { signingKey: generateKeyPairSync('ed25519').privateKey, logOrigin: 'bench/audit', checkpointIntervalMs: 1_000 } as AuditConfig;
+    const tree = new AuditTree(new TrailRepository(db), config, { database: location } as DatabaseConfig);
     const random = (below: number) => 1 + Math.floor(Math.random() * below);
     const inclusion = await timed(SAMPLES, () => tree.inclusionProof(random(events), events));
     const consistency = await timed(SAMPLES, () => tree.consistencyProof(random(events - 1), events));

@@ -50,7 +50,7 @@ function createService(db: Kysely<DB>): AssetsService {
   const unlimited = { count: async () => ({ limited: false }) } as unknown as DenialLimiter;
   const metrics = new Metrics(db);
   const transactions = new TransactionRunner(db);
-  const log = createAuditLog(transactions, db, new AuditWriteRepository(db), metrics, loadAppConfig({}));
+  const log = createAuditLog(transactions, db, new AuditWriteRepository(db), metrics, loadAppConfig({}).audit);
   const audit = new AuditService(log, transactions, unlimited, metrics, () => undefined);
   return new AssetsService(new AssetsRepository(db), audit, transactions, metrics);
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type AuditEntry, AuditService, decodeAuditCursor, encodeAuditCursor } from '../audit';
 import { type Actor, pageNumber, pageOffset, type RequestOrigin } from '../common';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { DECOMMISSION_APPROVAL_CONFIG, type DecommissionApprovalConfig } from '../config';
 import { type DecommissionRequestRow, TransactionRunner } from '../database';
 import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsService } from './assets.service';
@@ -55,11 +55,11 @@ export class DecommissionRequestsService {
     private readonly assets: AssetsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DECOMMISSION_APPROVAL_CONFIG) private readonly config: DecommissionApprovalConfig,
   ) {}
 
   get required(): boolean {
-    return this.config.decommissionApproval.policy === 'required';
+    return this.config.policy === 'required';
   }
 
   /**
@@ -83,7 +83,7 @@ export class DecommissionRequestsService {
       authorizedBy: body.authorized_by,
       reason: body.reason,
       createdAt: createdAt.toISOString(),
-      expiresAt: new Date(createdAt.getTime() + this.config.decommissionApproval.ttlSeconds * 1000).toISOString(),
+      expiresAt: new Date(createdAt.getTime() + this.config.ttlSeconds * 1000).toISOString(),
     };
     const opened = await this.transactions.run(async (trx) => {
       const row = await this.requests.open(trx, request);

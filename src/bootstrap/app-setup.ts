@@ -3,7 +3,7 @@ import type { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-ex
 import express from 'express';
 import helmet from 'helmet';
 import { assignRequestId, ExpressObjectsAdapter, fixedHeaders, headersSetBy, inOneLayer, readJsonBodies, repairPathEncoding, serveApiAlias } from '../http';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { SERVER_CONFIG, type ServerConfig } from '../config';
 import { RequestObserver } from '../observability';
 import { CORS_EXPOSED_HEADERS } from './cors';
 import { SwaggerUiRoutes } from './swagger';
@@ -63,7 +63,7 @@ export function createHttpAdapter(): ExpressAdapter {
  * createHttpAdapter() with `{ bodyParser: false }`, so the body limit here is the only one.
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
-  const config = app.get<AppConfig>(APP_CONFIG);
+  const config = app.get<ServerConfig>(SERVER_CONFIG);
   // First, so every request is timed from its start and logged whoever answers it.
   app.use(app.get(RequestObserver).middleware);
   const timeouts = serverTimeouts(config.shutdownGraceMs);

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { DocumentBuilder, type HeaderObject, type OpenAPIObject, type ReferenceObject, type ResponseObject, SwaggerModule } from '@nestjs/swagger';
 import { PUBLIC_OPERATION_EXTENSION } from '../auth';
 import { ErrorResponseDto, RATE_LIMITED_MESSAGE, WWW_AUTHENTICATE_HEADER } from '../common';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { RATE_LIMIT_CONFIG, type RateLimitConfig, SERVER_CONFIG, type ServerConfig } from '../config';
 import { SANE_REQUEST_ID } from '../http';
 import { UNTHROTTLED_OPERATION_EXTENSION } from '../rate-limit';
 import { CORS_EXPOSED_HEADERS } from './cors';
@@ -29,7 +29,7 @@ const integerHeader = (description: string, minimum: number, maximum: number): H
  * The headers the service sets on answers whatever the route, as this configuration sends them: each
  * described once under components.headers and referenced from the responses that carry it.
  */
-function sharedHeaders({ rateLimit, corsOrigins }: AppConfig): { everywhere: Record<string, HeaderObject>; throttled: Record<string, HeaderObject> } {
+function sharedHeaders(rateLimit: RateLimitConfig, { corsOrigins }: ServerConfig): { everywhere: Record<string, HeaderObject>; throttled: Record<string, HeaderObject> } {
   const everywhere: Record<string, HeaderObject> = {
     'X-Request-Id': {
       description: "The caller's X-Request-Id when it sent a sane one, otherwise a generated UUID",
@@ -65,8 +65,8 @@ const referencesTo = (headers: Record<string, HeaderObject>): Record<string, Ref
  * route that takes a body can answer 413 and 415; any route 500; every response carries X-Request-Id
  * (and the CORS headers, when configured), and every response of a rate-limited route the rate-limit headers.
  */
-function addCommonResponses(document: OpenAPIObject, config: AppConfig): void {
-  const { everywhere, throttled } = sharedHeaders(config);
+function addCommonResponses(document: OpenAPIObject, rateLimit: RateLimitConfig, server: ServerConfig): void {
+  const { everywhere, throttled } = sharedHeaders(rateLimit, server);
   document.components = { ...document.components, headers: { ...document.components?.headers, ...everywhere, ...throttled } };
   for (const pathItem of Object.values(document.paths)) {
     for (const method of HTTP_METHODS) {
@@ -124,7 +124,6 @@ const BEARER_DESCRIPTION =
   'Claims: `sub`, the officer, and `clearance`, an integer from 0 to 10.';
 
 export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const appConfig = app.get<AppConfig>(APP_CONFIG);
   const config = new DocumentBuilder()
     .setTitle('fleet-registry')
     .setDescription(
@@ -148,7 +147,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addSecurityRequirements('bearer')
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] });
-  addCommonResponses(document, appConfig);
+  addCommonResponses(document, app.get<RateLimitConfig>(RATE_LIMIT_CONFIG), app.get<ServerConfig>(SERVER_CONFIG));
   return document;
 }
 

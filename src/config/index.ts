@@ -1,18 +1,33 @@
-export { APP_CONFIG, ConfigModule } from './config.module';
-export { ConfigurationError, DECOMMISSION_APPROVAL_POLICIES, loadAppConfig, loadCheckpointKeyConfig, loadDatabaseConfig, loadTokenConfig, loadTracingConfig, LOG_LEVELS } from './app-config';
+export { type AppConfig, loadAppConfig } from './app-config';
+export { type AuditConfig, type CheckpointKeyConfig, loadCheckpointKeyConfig } from './audit-config';
+export {
+  AUDIT_CONFIG,
+  ConfigModule,
+  DATABASE_CLOCK_CONFIG,
+  DATABASE_CONFIG,
+  DECOMMISSION_APPROVAL_CONFIG,
+  DEMO_SEED_CONFIG,
+  OBSERVABILITY_CONFIG,
+  RATE_LIMIT_CONFIG,
+  SERVER_CONFIG,
+  TOKEN_CONFIG,
+  TRACING_CONFIG,
+} from './config.module';
+export {
+  type DatabaseClockConfig,
+  type DatabaseConfig,
+  type DatabaseLocation,
+  loadDatabaseConfig,
+  type PostgresLocation,
+  type PostgresTimeouts,
+  type SqliteLocation,
+} from './database-config';
+export { DECOMMISSION_APPROVAL_POLICIES, type DecommissionApprovalConfig } from './decommission-approval-config';
+export type { DemoSeedConfig } from './demo-seed-config';
+export { ConfigurationError } from './environment';
+export { type ConfiguredKey, type JwtConfig, loadTokenConfig, type TokenConfig } from './jwt-config';
+export { LOG_LEVELS, type LogLevelName, type ObservabilityConfig } from './observability-config';
+export type { RateLimitConfig } from './rate-limit-config';
+export type { ServerConfig } from './server-config';
 export { algorithmOf, privateTokenKey, publicTokenKey, readPem, type TokenAlgorithm, type TokenKey } from './token-keys';
-export type {
-  AppConfig,
-  ConfiguredKey,
-  DatabaseConfig,
-  DatabaseLocation,
-  DecommissionApprovalConfig,
-  JwtConfig,
-  LogLevelName,
-  PostgresLocation,
-  PostgresTimeouts,
-  RateLimitConfig,
-  SqliteLocation,
-  TokenConfig,
-  TracingConfig,
-} from './app-config';
+export { loadTracingConfig, type TracingConfig } from './tracing-config';

@@ -3,28 +3,19 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { assertRefused } from '../../test/support/configuration';
 import { publicTokenKey } from './token-keys';
-import { ConfigurationError, loadAppConfig } from './app-config';
+import { loadAppConfig, loadTokenConfig } from '.';
 
+const CWD = resolve('/srv/fleet-registry');
 const SECRET = 's'.repeat(32);
 const PEM = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string;
 
-const jwt = (env: NodeJS.ProcessEnv) => loadAppConfig(env, '/srv/fleet-registry').jwt;
-
-function refuses(env: NodeJS.ProcessEnv, ...fragments: string[]) {
-  assert.throws(
-    () => jwt(env),
-    (error: unknown) => {
-      assert.ok(error instanceof ConfigurationError, `expected ConfigurationError, got ${String(error)}`);
-      for (const fragment of fragments) {
-        assert.ok(error.message.includes(fragment), `the message names ${fragment}: ${error.message}`);
-      }
-      return true;
-    },
-  );
-}
+const load = (env: NodeJS.ProcessEnv) => loadAppConfig(env, CWD);
+const jwt = (env: NodeJS.ProcessEnv) => load(env).jwt;
+const refuses = (env: NodeJS.ProcessEnv, ...fragments: string[]) => assertRefused(jwt, env, ...fragments);
 
 describe('loadAppConfig: token keys and rules', () => {
   it('reads JWT_SECRET as one key without a kid, or as a JSON object of kid to secret', () => {
@@ -118,5 +109,30 @@ describe('loadAppConfig: token keys and rules', () => {
     assert.deepEqual(jwt({ NODE_ENV: 'production', AUDIT_SIGNING_KEY_FILE, JWT_PUBLIC_KEY: PEM }).secrets, []);
     assert.equal(jwt({ NODE_ENV: 'production', AUDIT_SIGNING_KEY_FILE, JWT_JWKS_URL: 'https://idp.example/jwks' }).publicKeys.length, 0);
     refuses({ NODE_ENV: 'production' }, 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_JWKS_URL');
+  });
+
+  describe('JWT', () => {
+    it('refuses a JWT_SECRET shorter than 32 characters', () => {
+      refuses({ JWT_SECRET: 's'.repeat(31) }, 'JWT_SECRET', '32');
+    });
+
+    it('accepts a JWT_SECRET of 32 characters', () => {
+      assert.deepEqual(load({ JWT_SECRET: SECRET }).jwt.secrets, [{ value: SECRET }]);
+    });
+
+    it('passes JWT_ISSUER and JWT_AUDIENCE through', () => {
+      const { issuer, audience } = load({ JWT_ISSUER: 'command', JWT_AUDIENCE: 'registry' }).jwt;
+      assert.deepEqual({ issuer, audience }, { issuer: 'command', audience: 'registry' });
+    });
+  });
+
+  describe('the configuration of the token command', () => {
+    const others = { NODE_ENV: 'production', PORT: 'abc', SEED_DEMO: 'maybe', METRICS_TOKEN: 'short', REDIS_URL: 'x' };
+
+    it('token reads JWT_* and NODE_ENV alone, production still requiring a key', () => {
+      assert.deepEqual(loadTokenConfig({ ...others, JWT_SECRET: SECRET }, CWD).jwt.secrets, [{ value: SECRET }]);
+      assert.throws(() => loadTokenConfig(others, CWD), /JWT_SECRET is required when NODE_ENV=production/);
+      assert.throws(() => loadTokenConfig({ JWT_SECRET: 'short' }, CWD), /JWT_SECRET must be at least 32 characters/);
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Kysely, sql } from 'kysely';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { DATABASE_CLOCK_CONFIG, type DatabaseClockConfig } from '../config';
 import type { DB } from './database.types';
 import { isPostgres } from './engine';
 
@@ -41,7 +41,7 @@ export class DatabaseClockCheck implements OnApplicationBootstrap, OnApplication
 
   constructor(
     private readonly db: Kysely<DB>,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE_CLOCK_CONFIG) private readonly config: DatabaseClockConfig,
   ) {}
 
   /** The first comparison is made before the server listens, so readiness is right from its first answer. */

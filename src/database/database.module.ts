@@ -1,6 +1,6 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { DATABASE_CONFIG, type DatabaseConfig, TRACING_CONFIG, type TracingConfig } from '../config';
 import { ServiceUnavailableError, StorageUnavailableError, UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../common';
 import { createDatabase } from './create-database';
 import { DatabaseClockCheck } from './database-clock';
@@ -14,7 +14,7 @@ import { TransactionRunner } from './transaction-runner';
 class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly db: Kysely<DB>,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE_CONFIG) private readonly config: DatabaseConfig,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -32,8 +32,8 @@ class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
   providers: [
     {
       provide: Kysely,
-      useFactory: (config: AppConfig) => createDatabase(config.database, { traced: config.tracing !== undefined }),
-      inject: [APP_CONFIG],
+      useFactory: (config: DatabaseConfig, tracing?: TracingConfig) => createDatabase(config.database, { traced: tracing !== undefined }),
+      inject: [DATABASE_CONFIG, TRACING_CONFIG],
     },
     {
       provide: UNAVAILABILITY_CHECK,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { DEMO_SEED_CONFIG, type DemoSeedConfig } from '../config';
 import demoData from './demo-data.json';
 import { RecordImportService } from './record-import.service';
 
@@ -9,7 +9,7 @@ export class DemoSeeder implements OnApplicationBootstrap {
   private readonly logger = new Logger('Seed');
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DEMO_SEED_CONFIG) private readonly config: DemoSeedConfig,
     private readonly importer: RecordImportService,
   ) {}
 

@@ -3,7 +3,7 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable, Logger } f
 import type { Request } from 'express';
 import { TokenRefusedError } from '../auth';
 import { Span } from '../common';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { OBSERVABILITY_CONFIG, type ObservabilityConfig } from '../config';
 
 const BEARER = /^Bearer +(\S+)$/i;
 export const METRICS_TOKEN_REQUIRED = 'The metrics bearer token is required';
@@ -24,7 +24,7 @@ export class MetricsTokenGuard implements CanActivate {
   private readonly required: boolean;
   private readonly expected?: Buffer;
 
-  constructor(@Inject(APP_CONFIG) { metricsToken, production }: AppConfig) {
+  constructor(@Inject(OBSERVABILITY_CONFIG) { metricsToken, production }: ObservabilityConfig) {
     this.required = metricsToken !== undefined || production;
     this.expected = metricsToken === undefined ? undefined : digest(metricsToken);
     if (this.required && this.expected === undefined) {

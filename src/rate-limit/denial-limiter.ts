@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, normalizeIp, type ThrottlerStorage } from '@nestjs/throttler';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { RATE_LIMIT_CONFIG, type RateLimitConfig } from '../config';
 
 export const MINUTE_MS = 60_000;
 
@@ -17,13 +17,13 @@ export type DenialVerdict = { limited: false } | { limited: true; retryAfterSeco
 @Injectable()
 export class DenialLimiter {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     @InjectThrottlerStorage() private readonly counters: ThrottlerStorage,
   ) {}
 
   /** @param address the client's IP address; an IPv6 one counts for its whole network (RATE_LIMIT_IPV6_PREFIX) */
   async count(address: string): Promise<DenialVerdict> {
-    const { enabled, denialsPerMinute, ipv6Prefix } = this.config.rateLimit;
+    const { enabled, denialsPerMinute, ipv6Prefix } = this.config;
     if (!enabled) {
       return { limited: false };
     }

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { ValidationFailedError, Span } from '../common';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { SERVER_CONFIG, type ServerConfig } from '../config';
 
 /**
  * With TRUST_PROXY on, the client address comes from X-Forwarded-For, which a proxy appends to whatever
@@ -14,7 +14,7 @@ import { APP_CONFIG, type AppConfig } from '../config';
 export class ForwardedForGuard implements CanActivate {
   private readonly trusting: boolean;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(SERVER_CONFIG) config: ServerConfig) {
     this.trusting = config.trustProxy !== 0;
   }
 

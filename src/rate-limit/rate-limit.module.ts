@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { RATE_LIMITED_MESSAGE } from '../common';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { RATE_LIMIT_CONFIG, type RateLimitConfig } from '../config';
 import { DenialLimiter, MINUTE_MS } from './denial-limiter';
 import { ForwardedForGuard } from './forwarded-for.guard';
 import { LimitStoreHealth } from './limit-store-health';
@@ -18,8 +18,8 @@ import { RequestLimitGuard } from './request-limit.guard';
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: ({ rateLimit }: AppConfig) => ({
+      inject: [RATE_LIMIT_CONFIG],
+      useFactory: (rateLimit: RateLimitConfig) => ({
         throttlers: [{ name: 'default', ttl: MINUTE_MS, limit: rateLimit.requestsPerMinute }],
         // One budget per client for every route: the throttler's own key names the handler as well.
         generateKey: (_context, client, throttler) => `${throttler}:${client}`,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExecutionContext } from '@nestjs/common';
 import type { ThrottlerGuard } from '@nestjs/throttler';
-import type { AppConfig } from '../config';
+import type { RateLimitConfig } from '../config';
 import { RequestLimitGuard } from './request-limit.guard';
 
 const context = {} as ExecutionContext;
@@ -10,7 +10,7 @@ const context = {} as ExecutionContext;
 function guard(enabled: boolean) {
   const asked: ExecutionContext[] = [];
   const throttler = { canActivate: async (seen: ExecutionContext) => (asked.push(seen), false) } as unknown as ThrottlerGuard;
-  const config = { rateLimit: { enabled } } as AppConfig;
+  const config = { enabled } as RateLimitConfig;
   return { sut: new RequestLimitGuard(config, throttler), asked };
 }
 

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import { Span } from '../common';
-import { APP_CONFIG, type AppConfig } from '../config';
+import { RATE_LIMIT_CONFIG, type RateLimitConfig } from '../config';
 
 /**
  * The global request limit: Nest's ThrottlerGuard when RATE_LIMIT_ENABLED, otherwise nothing at all.
@@ -11,12 +11,12 @@ import { APP_CONFIG, type AppConfig } from '../config';
 @Injectable()
 export class RequestLimitGuard implements CanActivate {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(RATE_LIMIT_CONFIG) private readonly config: RateLimitConfig,
     private readonly throttler: ThrottlerGuard,
   ) {}
 
   @Span()
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    return this.config.rateLimit.enabled ? this.throttler.canActivate(context) : true;
+    return this.config.enabled ? this.throttler.canActivate(context) : true;
   }
 }

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject, createPrivateKey } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { AppConfig } from '../../config';
+import type { AuditConfig, DatabaseConfig } from '../../config';
 
 /** The key that signs checkpoints, and where it came from, for the start-up log. */
 export interface SigningKey {
@@ -15,7 +15,7 @@ export interface SigningKey {
  * file, or in the data directory for PostgreSQL, generated on first use, so every process on that
  * database signs with the same key. An in-memory database gets a key as short-lived as itself.
  */
-export function resolveSigningKey({ audit, database, dataDir }: AppConfig): SigningKey {
+export function resolveSigningKey(audit: AuditConfig, { database, dataDir }: DatabaseConfig): SigningKey {
   if (audit.signingKey) {
     return { key: audit.signingKey };
   }

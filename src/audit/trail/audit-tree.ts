@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../config';
+import { AUDIT_CONFIG, type AuditConfig, DATABASE_CONFIG, type DatabaseConfig } from '../../config';
 import { ResourceNotFoundError, ServiceUnavailableError, ValidationFailedError } from '../../common';
 import { nodeKey, TrailRepository } from './trail.repository';
 import { resolveSigningKey } from './audit-signing-key';
@@ -35,10 +35,11 @@ export class AuditTree implements OnApplicationBootstrap, OnApplicationShutdown 
 
   constructor(
     private readonly repository: TrailRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(AUDIT_CONFIG) private readonly config: AuditConfig,
+    @Inject(DATABASE_CONFIG) database: DatabaseConfig,
   ) {
-    this.signing = resolveSigningKey(config);
-    this.keyName = config.audit.logOrigin;
+    this.signing = resolveSigningKey(config, database);
+    this.keyName = config.logOrigin;
     this.verifierKey = verifierKeyOf(this.keyName, this.signing.key);
   }
 
@@ -48,7 +49,7 @@ export class AuditTree implements OnApplicationBootstrap, OnApplicationShutdown 
     }
     this.logger.log(`Checkpoint verifier key: ${this.verifierKey}`);
     await this.signIfGrown();
-    this.timer = setInterval(() => void this.signIfGrown(), this.config.audit.checkpointIntervalMs);
+    this.timer = setInterval(() => void this.signIfGrown(), this.config.checkpointIntervalMs);
     this.timer.unref();
   }
 
@@ -65,7 +66,7 @@ export class AuditTree implements OnApplicationBootstrap, OnApplicationShutdown 
         return;
       }
       const root = frontierRoot(decodeFrontier(head?.frontier ?? ''));
-      const note = signCheckpoint({ origin: this.config.audit.logOrigin, size, root }, this.keyName, this.signing.key);
+      const note = signCheckpoint({ origin: this.config.logOrigin, size, root }, this.keyName, this.signing.key);
       await this.repository.storeCheckpoint({ treeSize: size, verifierKey: this.verifierKey, note });
     } catch (error) {
       this.logger.warn(`could not sign an audit checkpoint: ${error instanceof Error ? error.message : String(error)}`);

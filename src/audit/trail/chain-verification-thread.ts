@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Inject, Injectable } from '@nestjs/common';
 import { ServiceUnavailableError } from '../../common';
-import { APP_CONFIG, type AppConfig, type DatabaseLocation } from '../../config';
+import { DATABASE_CONFIG, type DatabaseConfig, type DatabaseLocation } from '../../config';
 import { AuditChainVerifier, type ChainVerification } from './audit-chain.verifier';
 
 /** What the worker posts: the verification, or why it could not finish. */
@@ -22,7 +22,7 @@ function oneConnection(location: DatabaseLocation): DatabaseLocation {
 @Injectable()
 export class ChainVerificationThread {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE_CONFIG) private readonly config: DatabaseConfig,
     private readonly inProcess: AuditChainVerifier,
   ) {}
 

@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { APP_CONFIG, type AppConfig } from '../../config';
+import { AUDIT_CONFIG, type AuditConfig } from '../../config';
 import { type DB, TransactionRunner } from '../../database';
 import { Metrics } from '../../observability';
 import { AuditLog } from './audit-log';
@@ -9,7 +9,7 @@ import { PostgresAuditLog } from './postgres-audit-log';
 import { SqliteAuditLog } from './sqlite-audit-log';
 
 /** The engine's audit log: SQLite's commit group already orders every write; PostgreSQL's decisions need the sequencer. */
-export function createAuditLog(transactions: TransactionRunner, db: Kysely<DB>, writes: AuditWriteRepository, metrics: Metrics, config: AppConfig): AuditLog {
+export function createAuditLog(transactions: TransactionRunner, db: Kysely<DB>, writes: AuditWriteRepository, metrics: Metrics, config: AuditConfig): AuditLog {
   return transactions.groupsCommits ? new SqliteAuditLog(writes) : new PostgresAuditLog(db, writes, metrics, config);
 }
 
@@ -17,5 +17,5 @@ export function createAuditLog(transactions: TransactionRunner, db: Kysely<DB>, 
 export const AUDIT_LOG_PROVIDER: Provider = {
   provide: AuditLog,
   useFactory: createAuditLog,
-  inject: [TransactionRunner, Kysely, AuditWriteRepository, Metrics, APP_CONFIG],
+  inject: [TransactionRunner, Kysely, AuditWriteRepository, Metrics, AUDIT_CONFIG],
 };

@@ -47,7 +47,7 @@ for (const engine of testEngines()) {
       if (engine === 'sqlite') {
         log = new SqliteAuditLog(writes);
       } else {
-        const sequencer = new PostgresAuditLog(db, writes, metrics, loadAppConfig({ DATABASE_URL: database.url }));
+        const sequencer = new PostgresAuditLog(db, writes, metrics, loadAppConfig({ DATABASE_URL: database.url }).audit);
         sequencer.onApplicationBootstrap();
         log = sequencer;
       }

@@ -2,7 +2,7 @@ import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kysely } from 'kysely';
 import { ServiceUnavailableError } from '../../common';
-import type { AppConfig } from '../../config';
+import type { AuditConfig } from '../../config';
 import { type DB, DedicatedSession } from '../../database';
 import { Metrics } from '../../observability';
 import { AuditLog, type Placed } from './audit-log';
@@ -56,7 +56,7 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
     private readonly db: Kysely<DB>,
     private readonly writes: AuditWriteRepository,
     private readonly metrics: Metrics,
-    private readonly config: AppConfig,
+    private readonly config: AuditConfig,
   ) {
     super();
   }
@@ -92,7 +92,7 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
-      const bound = this.config.audit.sequencingTimeoutMs;
+      const bound = this.config.sequencingTimeoutMs;
       const timer = setTimeout(() => {
         this.waiting.delete(pendingId);
         this.logger.error(`audit event ${pendingId} had no place in the chain after ${bound} ms`);
@@ -119,12 +119,12 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
   }
 
   override isLagging(): boolean {
-    return this.lagMs() > this.config.audit.readinessLagMs;
+    return this.lagMs() > this.config.readinessLagMs;
   }
 
   /** PostgreSQL: take the sequencer's lock when it is free, then chain batches while it is held. */
   private async lead(): Promise<void> {
-    const { takeoverIntervalMs, sequencerIntervalMs } = this.config.audit;
+    const { takeoverIntervalMs, sequencerIntervalMs } = this.config;
     while (!this.stopping.signal.aborted) {
       const lost = new AbortController();
       const active = AbortSignal.any([this.stopping.signal, lost.signal]);
@@ -158,7 +158,7 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
   }
 
   private async chainBatch(session: DedicatedSession): Promise<number> {
-    const batch = await this.writes.findWaiting(session.db, this.config.audit.batchLimit);
+    const batch = await this.writes.findWaiting(session.db, this.config.batchLimit);
     if (!batch) {
       return 0;
     }

@@ -2,17 +2,43 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigurationError, loadAppConfig } from './app-config';
+import { assertRefused } from '../../test/support/configuration';
+import { loadAppConfig } from '.';
 
-const SECRET = 's'.repeat(32);
-const AUDIT_SIGNING_KEY_FILE = resolve('test/fixtures/audit-signing-key.pem');
-const load = (env: NodeJS.ProcessEnv) => loadAppConfig(env, '/srv/fleet-registry');
+const CWD = resolve('/srv/fleet-registry');
 
-function refuses(env: NodeJS.ProcessEnv, variable: string) {
-  assert.throws(() => load(env), (error: unknown) => error instanceof ConfigurationError && error.message.includes(variable));
-}
+const load = (env: NodeJS.ProcessEnv) => loadAppConfig(env, CWD);
+const refuses = (env: NodeJS.ProcessEnv, ...fragments: string[]) => assertRefused(load, env, ...fragments);
 
-describe('loadAppConfig: how the process runs', () => {
+describe('loadAppConfig: the server', () => {
+  describe('PORT', () => {
+    it('reads a port as a number', () => {
+      assert.equal(load({ PORT: '8080' }).port, 8080);
+    });
+
+    it('accepts the bounds 1 and 65535', () => {
+      assert.equal(load({ PORT: '1' }).port, 1);
+      assert.equal(load({ PORT: '65535' }).port, 65535);
+    });
+
+    for (const port of ['abc', '0', '70000', '65536', '-1', '80.5']) {
+      it(`refuses PORT=${port} in one message naming PORT and the ports it takes`, () => {
+        assert.throws(() => load({ PORT: port }), { message: 'Invalid configuration: PORT must be a whole number from 1 to 65535' });
+      });
+    }
+  });
+
+  describe('TRUST_PROXY', () => {
+    it('trusts no proxy by default, up to 10 hops, or the addresses and CIDR ranges listed', () => {
+      assert.equal(load({}).trustProxy, 0);
+      assert.equal(load({ TRUST_PROXY: '2' }).trustProxy, 2);
+      assert.deepEqual(load({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8' }).trustProxy, ['10.0.0.0/8', '127.0.0.1', 'fd00::/8']);
+      for (const value of ['11', '-1', 'yes', '10.0.0.0/33', 'fd00::/129', '10.0.0.1/8/8', '10.0.0.1,', 'proxy.example']) {
+        refuses({ TRUST_PROXY: value }, 'TRUST_PROXY');
+      }
+    });
+  });
+
   it('listens on every IPv4 interface by default and on the HOST given', () => {
     assert.equal(load({}).host, '0.0.0.0');
     assert.equal(load({ HOST: '127.0.0.1' }).host, '127.0.0.1');
@@ -28,12 +54,6 @@ describe('loadAppConfig: how the process runs', () => {
     assert.equal(load({ SHUTDOWN_GRACE_MS: '2500' }).shutdownGraceMs, 2_500);
     refuses({ SHUTDOWN_GRACE_MS: '99' }, 'SHUTDOWN_GRACE_MS');
     refuses({ SHUTDOWN_GRACE_MS: 'soon' }, 'SHUTDOWN_GRACE_MS');
-  });
-
-  it('never seeds demo data in production unless SEED_DEMO=true', () => {
-    assert.equal(load({ NODE_ENV: 'production', JWT_SECRET: SECRET, AUDIT_SIGNING_KEY_FILE }).seedDemo, false);
-    assert.equal(load({ NODE_ENV: 'production', JWT_SECRET: SECRET, AUDIT_SIGNING_KEY_FILE, SEED_DEMO: 'true' }).seedDemo, true);
-    assert.equal(load({ NODE_ENV: 'development' }).seedDemo, true);
   });
 
   it('serves Swagger UI unless SWAGGER_ENABLED=false', () => {

@@ -1,16 +1,15 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigurationError, loadAppConfig, type PostgresLocation, type PostgresTimeouts } from './app-config';
+import { assertRefused } from '../../test/support/configuration';
+import { loadAppConfig, type PostgresLocation, type PostgresTimeouts } from '.';
 
 const URL = 'postgres://fleet@db:5432/registry';
 
 const timeouts = (env: NodeJS.ProcessEnv): PostgresTimeouts =>
   (loadAppConfig({ DATABASE_URL: URL, ...env }, '/srv') as { database: PostgresLocation }).database.timeouts;
 
-function refuses(env: NodeJS.ProcessEnv, variable: string) {
-  assert.throws(() => timeouts(env), (error: unknown) => error instanceof ConfigurationError && error.message.includes(variable));
-}
+const refuses = (env: NodeJS.ProcessEnv, variable: string) => assertRefused(timeouts, env, variable);
 
 describe('PostgreSQL timeouts', () => {
   it('bounds every wait by default: 5 s statements, 6 s answers, 3 s connects, 10 s idle, keepalive after 10 s', () => {

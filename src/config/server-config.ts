@@ -1,0 +1,80 @@
+import { isIP } from 'node:net';
+import { IsIn, IsIP, IsOptional, Matches, ValidateBy } from 'class-validator';
+import { IsIntInRange, ToInteger } from '../common';
+
+/** How the HTTP server listens, stops, and meets browsers and proxies. */
+export interface ServerConfig {
+  port: number;
+  /** The address the server listens on; 0.0.0.0 is every IPv4 interface. */
+  host: string;
+  /** How long a SIGTERM or SIGINT may take to answer the requests in flight and close the database. */
+  shutdownGraceMs: number;
+  /**
+   * Proxies (load balancers) in front of the service whose X-Forwarded-For is believed: how many hops,
+   * or the addresses and CIDR ranges they connect from; 0: none.
+   */
+  trustProxy: number | string[];
+  swaggerEnabled: boolean;
+  /** Origins a browser may call the API from; empty: no CORS headers at all. */
+  corsOrigins: string[];
+}
+
+const HOPS = /^(10|[0-9])$/;
+
+function isAddressOrRange(entry: string): boolean {
+  const [address, bits, ...rest] = entry.trim().split('/');
+  const version = isIP(address);
+  const maxBits = version === 4 ? 32 : 128;
+  return version !== 0 && rest.length === 0 && (bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= maxBits));
+}
+
+function trustedProxies(value = '0'): number | string[] {
+  return HOPS.test(value) ? Number(value) : value.split(',').map((entry) => entry.trim());
+}
+
+export class ServerVariables {
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1, 65535)
+  PORT?: number;
+
+  @IsOptional()
+  @IsIP(undefined, { message: 'HOST must be an IP address such as 0.0.0.0, 127.0.0.1 or ::' })
+  HOST?: string;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(100, 600_000)
+  SHUTDOWN_GRACE_MS?: number;
+
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  SWAGGER_ENABLED?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^,\s/]+(,\s*https?:\/\/[^,\s/]+)*$/, {
+    message: 'CORS_ORIGINS must be a comma-separated list of origins such as https://ops.example.org,http://localhost:8080',
+  })
+  CORS_ORIGINS?: string;
+
+  @IsOptional()
+  @ValidateBy({
+    name: 'isTrustedProxies',
+    validator: {
+      validate: (value) => typeof value === 'string' && (HOPS.test(value) || value.split(',').every(isAddressOrRange)),
+      defaultMessage: () => 'TRUST_PROXY must be a number of proxies from 0 to 10, or a comma-separated list of IP addresses and CIDR ranges such as 10.0.0.0/8,fd00::/8',
+    },
+  })
+  TRUST_PROXY?: string;
+}
+
+export function serverConfig(vars: ServerVariables): ServerConfig {
+  return {
+    port: vars.PORT ?? 3000,
+    host: vars.HOST ?? '0.0.0.0',
+    shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,
+    trustProxy: trustedProxies(vars.TRUST_PROXY),
+    swaggerEnabled: vars.SWAGGER_ENABLED !== 'false',
+    corsOrigins: vars.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
+  };
+}
