@@ -2,7 +2,6 @@ import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { Span } from '../common';
-import { routeMetadata } from '../http';
 import { IS_PUBLIC } from './auth.decorators';
 import { TokenRefusedError } from './auth.errors';
 import type { TokenDenialReason } from './auth.vocabulary';
@@ -21,19 +20,17 @@ type TokenDenial = keyof typeof MESSAGES;
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
   private readonly logger = new Logger(AuthenticationGuard.name);
-  private readonly isPublic: (context: ExecutionContext) => boolean | undefined;
 
   constructor(
-    reflector: Reflector,
+    private readonly reflector: Reflector,
     private readonly tokens: TokenService,
-  ) {
-    this.isPublic = routeMetadata<boolean>(reflector, IS_PUBLIC);
-  }
+  ) {}
 
   /** A public route is let through at once, without a promise for Nest to wait on. */
   @Span()
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    return this.isPublic(context) ? true : this.checkToken(context);
+    const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    return isPublic ? true : this.checkToken(context);
   }
 
   private async checkToken(context: ExecutionContext): Promise<boolean> {

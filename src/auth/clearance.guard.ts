@@ -2,7 +2,6 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { UnauthenticatedError, Span } from '../common';
-import { routeMetadata } from '../http';
 import { CLEARANCE_REQUIREMENT, ClearanceRequirement, clearanceDenial } from './auth.decorators';
 
 /**
@@ -12,15 +11,11 @@ import { CLEARANCE_REQUIREMENT, ClearanceRequirement, clearanceDenial } from './
  */
 @Injectable()
 export class ClearanceGuard implements CanActivate {
-  private readonly requirementOf: (context: ExecutionContext) => ClearanceRequirement | undefined;
-
-  constructor(reflector: Reflector) {
-    this.requirementOf = routeMetadata<ClearanceRequirement>(reflector, CLEARANCE_REQUIREMENT);
-  }
+  constructor(private readonly reflector: Reflector) {}
 
   @Span()
   canActivate(context: ExecutionContext): boolean {
-    const requirement = this.requirementOf(context);
+    const requirement = this.reflector.getAllAndOverride<ClearanceRequirement | undefined>(CLEARANCE_REQUIREMENT, [context.getHandler(), context.getClass()]);
     if (!requirement) {
       return true;
     }

@@ -5,7 +5,6 @@ export { MethodNotAllowedModule } from './method-not-allowed';
 export { BodyErrorGuard, readJsonBodies } from './body-errors';
 export { inOneLayer } from './one-layer';
 export { ExpressObjectsAdapter } from './express-objects';
-export { routeMetadata } from './route-metadata';
 export { createValidationPipe } from './validation.pipe';
 export { RequestOrigin, requestOrigin } from './request-origin';
 export { denialOf } from './audited-request';
