@@ -97,17 +97,22 @@ describeEachDatabase('OpenTelemetry traces of a decommission', (engine) => {
     }
   });
 
-  it("has the audit append, with its action and outcome, and the database's statements under it: the change and its event", () => {
+  it("has the asset's change and the audit append in the request's trace, the event's statement under the append", () => {
     const append = named('audit.append');
-    assert.ok(isUnder(append, requestSpan()));
+    const request = requestSpan();
+    assert.ok(isUnder(append, request));
     assert.equal(append.attributes['audit.action'], 'asset.decommission');
     assert.equal(append.attributes['audit.outcome'], 'allowed');
-    const statements = spans.filter((span) => typeof span.attributes['db.query.text'] === 'string' && isUnder(span, append));
+    const statements = spans.filter((span) => typeof span.attributes['db.query.text'] === 'string' && isUnder(span, request));
     const system = engine === 'sqlite' ? 'sqlite' : 'postgresql';
     assert.ok(statements.every((span) => span.attributes['db.system.name'] === system), described());
-    const texts = statements.map((span) => String(span.attributes['db.query.text']));
-    assert.ok(texts.some((text) => /update "assets"/.test(text)), texts.join('\n'));
-    assert.ok(texts.some((text) => /insert into "?audit_(events|pending)"?/.test(text)), texts.join('\n'));
+    const text = (span: ReceivedSpan) => String(span.attributes['db.query.text']);
+    const change = statements.filter((span) => /update "assets"/.test(text(span)));
+    assert.equal(change.length, 1, statements.map(text).join('\n'));
+    assert.ok(!isUnder(change[0], append), 'the change is the assets repository\'s, beside the append');
+    const event = statements.filter((span) => /insert into "?audit_(events|pending)"?/.test(text(span)));
+    assert.equal(event.length, 1, statements.map(text).join('\n'));
+    assert.ok(isUnder(event[0], append), described());
   });
 });
 

@@ -33,13 +33,13 @@ export async function currentSchema(db: AnyKysely): Promise<string | undefined> 
 }
 
 /**
- * The database's clock, read by the statement that uses it, as the trail stores times (ISO 8601 UTC with
- * milliseconds, as Date.toISOString writes them): on PostgreSQL the server's statement_timestamp(), one
- * clock for every instance, so an instance's wrong clock dates nothing; on SQLite the clock of the one
- * machine whose processes share the file. Every use in one statement reads the same instant.
+ * The database's clock, as the trail stores times (ISO 8601 UTC with milliseconds, as Date.toISOString
+ * writes them): on PostgreSQL the server's transaction_timestamp(), one clock for every instance, so an
+ * instance's wrong clock dates nothing, and one instant for every statement of a decision's transaction
+ * (its change and its event); on SQLite the clock of the one machine whose processes share the file.
  */
 export function databaseClock(db: AnyKysely): RawBuilder<string> {
   return isPostgres(db)
-    ? sql<string>`to_char(statement_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+    ? sql<string>`to_char(transaction_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
     : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 }
