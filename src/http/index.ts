@@ -4,7 +4,6 @@ export { repairPathEncoding } from './path-encoding';
 export { MethodNotAllowedModule } from './method-not-allowed';
 export { BodyErrorGuard, readJsonBodies } from './body-errors';
 export { inOneLayer } from './one-layer';
-export { ExpressObjectsAdapter } from './express-objects';
 export { routeMetadata } from './route-metadata';
 export { createValidationPipe } from './validation.pipe';
 export { RequestOrigin, requestOrigin } from './request-origin';
