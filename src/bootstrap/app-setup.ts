@@ -6,7 +6,7 @@ import { assignRequestId, fixedHeaders, headersSetBy, inOneLayer, readJsonBodies
 import { APP_CONFIG, type AppConfig } from '../config';
 import { RequestObserver } from '../observability';
 import { CORS_EXPOSED_HEADERS } from './cors';
-import { SwaggerUiRoutes } from './swagger';
+import { setupSwagger } from './swagger';
 
 const BODY_LIMIT = '16kb';
 
@@ -85,7 +85,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   // One Express layer for the rest: a layer per middleware cost the router more than their own work.
   app.use(inOneLayer(fixedHeaders(RESPONSE_HEADERS), assignRequestId, repairPathEncoding, serveApiAlias, readJsonBodies(BODY_LIMIT)));
   if (config.swaggerEnabled) {
-    app.get(SwaggerUiRoutes).serveFor(app);
+    setupSwagger(app);
   }
   return app;
 }
