@@ -22,6 +22,5 @@ export { AUDIT_ACTIONS, DENIAL_REASONS, type Actor, type Denial, type DenialReas
 export { DENIAL_RECORDER, type DenialRecorder } from './errors/denial-recorder';
 export { SuccessEnvelope } from './dto/success-envelope.dto';
 export { LruCache } from './cache/lru-cache';
-export { EndOfTurnBatch } from './batching/end-of-turn-batch';
 export { insideRecordedWork } from './tracing/recorded-work';
 export { Span } from './tracing/span';
