@@ -21,6 +21,5 @@ export { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from './errors/unavail
 export { AUDIT_ACTIONS, DENIAL_REASONS, type Actor, type Denial, type DenialReason } from './errors/denial';
 export { DENIAL_RECORDER, type DenialRecorder } from './errors/denial-recorder';
 export { SuccessEnvelope } from './dto/success-envelope.dto';
-export { LruCache } from './cache/lru-cache';
 export { insideRecordedWork } from './tracing/recorded-work';
 export { Span } from './tracing/span';
