@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { ALL_SECTORS, countRows, type DB, precompile, readInKeyOrder, type Sector, upsertRows, type UpsertCounts, type VesselRow } from '../database';
+import { ALL_SECTORS, countRows, type DB, readInKeyOrder, type Sector, upsertRows, type UpsertCounts, type VesselRow } from '../database';
 
 /** What the API shows of a vessel, in the order it shows it. */
 export const VESSEL_COLUMNS = ['id', 'name', 'class', 'length', 'crew', 'commander', 'sector', 'status'] as const;
@@ -17,24 +17,19 @@ export interface FleetState {
 
 @Injectable()
 export class FleetRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
   /**
-   * The data version and the count, two primary-key reads in one statement: no COUNT(*). Run on every
-   * listing request, so compiled once; as scalar subqueries, which SQLite runs in under half the time of
-   * the same reads written as a join.
+   * The data version and the count, two primary-key reads in one statement: no COUNT(*); as scalar
+   * subqueries, which SQLite runs in under half the time of the same reads written as a join.
    */
-  private readonly stateQuery;
-
-  constructor(private readonly db: Kysely<DB>) {
-    this.stateQuery = precompile(({ sector }: { sector: string }) =>
-      db.selectNoFrom((eb) => [
-        eb.selectFrom('vessel_data_version').select('version').where('id', '=', eb.lit(1)).as('version'),
-        eb.fn.coalesce(eb.selectFrom('vessel_counts').select('vessel_count').where('sector', '=', sector), eb.lit(0)).as('total'),
-      ]),
-    );
-  }
-
   async readState(sector: Sector | undefined): Promise<FleetState> {
-    const [state] = (await this.db.executeQuery(this.stateQuery({ sector: sector ?? ALL_SECTORS }))).rows;
+    const state = await this.db
+      .selectNoFrom((eb) => [
+        eb.selectFrom('vessel_data_version').select('version').where('id', '=', eb.lit(1)).as('version'),
+        eb.fn.coalesce(eb.selectFrom('vessel_counts').select('vessel_count').where('sector', '=', sector ?? ALL_SECTORS), eb.lit(0)).as('total'),
+      ])
+      .executeTakeFirst();
     if (state?.version == null) {
       throw new Error('vessel_data_version has no row');
     }
