@@ -17,10 +17,13 @@ describe('AppLogger', () => {
   });
   afterEach(() => mock.restoreAll());
 
-  const parsed = () => written.map(({ text }) => JSON.parse(text) as Record<string, unknown>);
+  /** Every line written so far, stdout's once the turn of the event loop has ended. */
+  const parsed = () => written.flatMap(({ text }) => text.split('\n').filter(Boolean)).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const endOfTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-  it('writes one JSON line with a UTC time, the LOG_LEVEL name of the level and the fields passed at the top level', () => {
+  it('writes one JSON line with a UTC time, the LOG_LEVEL name of the level and the fields passed at the top level', async () => {
     new AppLogger({ level: 'info', json: true }).log('request completed', { request_id: 'r-1', status: 200 }, 'HTTP');
+    await endOfTurn();
     assert.equal(written.length, 1);
     assert.match(written[0].text, /^\{.*\}\n$/);
     const [line] = parsed();
@@ -36,13 +39,35 @@ describe('AppLogger', () => {
     });
   });
 
-  it('writes the access line\'s fields in the order given, leaves out undefined ones, and keeps the framework\'s fields over a caller\'s', () => {
+  it('writes the access line\'s fields in the order given, leaves out undefined ones, and keeps the framework\'s fields over a caller\'s', async () => {
     new AppLogger({ level: 'info', json: true }).log('request completed', { request_id: 'r-1', status: 200, duration_ms: 1.25, actor: undefined, level: 'x', pid: 0 }, 'HTTP');
+    await endOfTurn();
     assert.equal(written.length, 1);
     assert.match(written[0].text, /^\{"time":"[^"]+","level":"info","msg":"request completed","pid":\d+,"context":"HTTP","request_id":"r-1","status":200,"duration_ms":1.25\}\n$/);
   });
 
-  it("writes Nest's module and route wiring at debug, not info", () => {
+  it("writes the stdout lines of one turn of the event loop in one write at its end, and any line to stderr after them", async () => {
+    const logger = new AppLogger({ level: 'info', json: true });
+    logger.log('request completed', { request_id: 'r-1' }, 'HTTP');
+    logger.log('request completed', { request_id: 'r-2' }, 'HTTP');
+    assert.equal(written.length, 0);
+    await endOfTurn();
+    assert.deepEqual(written.map(({ text }) => text.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { request_id: string }).request_id)), [['r-1', 'r-2']]);
+
+    written = [];
+    logger.log('request completed', { request_id: 'r-3' }, 'HTTP');
+    logger.error('failed');
+    assert.deepEqual(written.map(({ stream }) => stream), ['stdout', 'stderr']);
+    assert.deepEqual(parsed().map(({ msg }) => msg), ['request completed', 'failed']);
+  });
+
+  it('writes the lines still waiting when the process exits', () => {
+    const script = `new (require(${JSON.stringify(join(__dirname, 'app-logger'))}).AppLogger)({ level: 'info', json: true }).log('request completed', { request_id: 'r-1' }, 'HTTP'); process.exit(0);`;
+    const stdout = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    assert.equal((JSON.parse(stdout) as { request_id: string }).request_id, 'r-1');
+  });
+
+  it("writes Nest's module and route wiring at debug, not info", async () => {
     const wiring = (level: 'info' | 'debug') => {
       const logger = new AppLogger({ level, json: true });
       logger.log('AssetsModule dependencies initialized', 'InstanceLoader');
@@ -51,13 +76,15 @@ describe('AppLogger', () => {
       logger.log('Nest application successfully started', 'NestApplication');
     };
     wiring('info');
+    await endOfTurn();
     assert.deepEqual(parsed().map(({ msg }) => msg), ['Nest application successfully started']);
     written = [];
     wiring('debug');
+    await endOfTurn();
     assert.deepEqual(parsed().map(({ level, context }) => [level, context].join(' ')), ['debug InstanceLoader', 'debug RoutesResolver', 'debug RouterExplorer', 'info NestApplication']);
   });
 
-  it('keeps the levels up to LOG_LEVEL and drops the rest', () => {
+  it('keeps the levels up to LOG_LEVEL and drops the rest', async () => {
     const logger = new AppLogger({ level: 'warn', json: true });
     logger.fatal('f');
     logger.error('e');
@@ -66,9 +93,11 @@ describe('AppLogger', () => {
     logger.log('i', { status: 200 }, 'HTTP');
     logger.debug('d');
     logger.verbose('t');
+    await endOfTurn();
     assert.deepEqual(parsed().map(({ level }) => level), ['fatal', 'error', 'warn']);
     written = [];
     new AppLogger({ level: 'trace', json: true }).verbose('t');
+    await endOfTurn();
     assert.deepEqual(parsed().map(({ level }) => level), ['trace']);
   });
 
