@@ -15,21 +15,37 @@ export interface FleetState {
   total: number;
 }
 
+/**
+ * The data version and the count, two primary-key reads in one statement: no COUNT(*); as scalar
+ * subqueries, which SQLite runs in under half the time of the same reads written as a join.
+ */
+function compiledStateQuery(db: Kysely<DB>, sector: string) {
+  return db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('vessel_data_version').select('version').where('id', '=', eb.lit(1)).as('version'),
+      eb.fn.coalesce(eb.selectFrom('vessel_counts').select('vessel_count').where('sector', '=', sector), eb.lit(0)).as('total'),
+    ])
+    .compile();
+}
+
 @Injectable()
 export class FleetRepository {
+  /**
+   * The state query of the fleet and of each sector (five in all), built and compiled once each: built and
+   * compiled on every listing, it cost a listing about a third more server CPU on Node 26 (docs/performance.md).
+   */
+  private readonly stateQueries = new Map<string, ReturnType<typeof compiledStateQuery>>();
+
   constructor(private readonly db: Kysely<DB>) {}
 
-  /**
-   * The data version and the count, two primary-key reads in one statement: no COUNT(*); as scalar
-   * subqueries, which SQLite runs in under half the time of the same reads written as a join.
-   */
   async readState(sector: Sector | undefined): Promise<FleetState> {
-    const state = await this.db
-      .selectNoFrom((eb) => [
-        eb.selectFrom('vessel_data_version').select('version').where('id', '=', eb.lit(1)).as('version'),
-        eb.fn.coalesce(eb.selectFrom('vessel_counts').select('vessel_count').where('sector', '=', sector ?? ALL_SECTORS), eb.lit(0)).as('total'),
-      ])
-      .executeTakeFirst();
+    const key = sector ?? ALL_SECTORS;
+    let query = this.stateQueries.get(key);
+    if (query === undefined) {
+      query = compiledStateQuery(this.db, key);
+      this.stateQueries.set(key, query);
+    }
+    const [state] = (await this.db.executeQuery(query)).rows;
     if (state?.version == null) {
       throw new Error('vessel_data_version has no row');
     }
