@@ -8,7 +8,7 @@ export const STATEMENT_CACHE_SIZE = 200;
  * The database Kysely's SqliteDialect sees: it prepares each query's SQL anew, which costs more than
  * running a short statement, so prepared statements are kept by SQL text and reused. Measured on Node 26
  * (docs/performance.md): without it a decommission took 1.65 times the server CPU, and a listing page
- * about 1.5 times. When full, it is emptied and fills again. A statement still being iterated (a stream)
+ * about 1.5 times when its page was not kept. When full, it is emptied and fills again. A statement still being iterated (a stream)
  * cannot run again until it ends, so a busy one is replaced by a fresh, uncached one. Closing drops every
  * statement with the database: none may outlive it (see docs/operations.md, Runtimes).
  */
