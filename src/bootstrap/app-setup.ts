@@ -1,12 +1,12 @@
 import { Logger } from '@nestjs/common';
-import type { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import helmet from 'helmet';
-import { assignRequestId, ExpressObjectsAdapter, fixedHeaders, headersSetBy, inOneLayer, readJsonBodies, repairPathEncoding, serveApiAlias } from '../http';
+import { assignRequestId, fixedHeaders, headersSetBy, inOneLayer, readJsonBodies, repairPathEncoding, serveApiAlias } from '../http';
 import { SERVER_CONFIG, type ServerConfig } from '../config';
 import { RequestObserver } from '../observability';
 import { CORS_EXPOSED_HEADERS } from './cors';
-import { SwaggerUiRoutes } from './swagger';
+import { setupSwagger } from './swagger';
 
 const BODY_LIMIT = '16kb';
 
@@ -55,7 +55,7 @@ export function createHttpAdapter(): ExpressAdapter {
   const instance = express();
   instance.set('case sensitive routing', true);
   instance.set('strict routing', true);
-  return new ExpressObjectsAdapter(instance);
+  return new ExpressAdapter(instance);
 }
 
 /**
@@ -85,7 +85,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   // One Express layer for the rest: a layer per middleware cost the router more than their own work.
   app.use(inOneLayer(fixedHeaders(RESPONSE_HEADERS), assignRequestId, repairPathEncoding, serveApiAlias, readJsonBodies(BODY_LIMIT)));
   if (config.swaggerEnabled) {
-    app.get(SwaggerUiRoutes).serveFor(app);
+    setupSwagger(app);
   }
   return app;
 }

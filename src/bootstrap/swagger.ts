@@ -1,4 +1,4 @@
-import { type INestApplication, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DocumentBuilder, type HeaderObject, type OpenAPIObject, type ReferenceObject, type ResponseObject, SwaggerModule } from '@nestjs/swagger';
 import { PUBLIC_OPERATION_EXTENSION } from '../auth';
@@ -152,7 +152,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
 }
 
 /** Swagger UI at /docs (where `/` leads), the document at /docs-json; public, as they are not API routes. */
-function setupSwagger(app: INestApplication): void {
+export function setupSwagger(app: INestApplication): void {
   SwaggerModule.setup('docs', app, () => createOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     // showCommonExtensions shows a parameter's minimum, maximum and pattern, such as limit's 1..100.
@@ -162,28 +162,3 @@ function setupSwagger(app: INestApplication): void {
   // that SWAGGER_ENABLED=false or a later real `/` has removed.
   app.getHttpAdapter().get('/', (_request: Request, response: Response) => response.redirect(302, '/docs'));
 }
-
-/**
- * Serves Swagger UI (and `/` to it) after the API's routes: Express tries routes in the order they are
- * registered, and every API request would first be matched against Swagger UI's nine (liveness took
- * about 5% more CPU a request for them). `app.init()` registers the controllers' routes, then runs the
- * modules' onModuleInit, then adds Nest's not-found handler, so the routes added here sit between the two.
- */
-@Injectable()
-export class SwaggerUiRoutes implements OnModuleInit {
-  private app?: INestApplication;
-
-  /** Before `app.init()`: Swagger UI is served once the API's routes are registered. */
-  serveFor(app: INestApplication): void {
-    this.app = app;
-  }
-
-  onModuleInit(): void {
-    if (this.app) {
-      setupSwagger(this.app);
-    }
-  }
-}
-
-@Module({ providers: [SwaggerUiRoutes] })
-export class SwaggerUiModule {}

@@ -115,7 +115,7 @@ describe('CommitGroup', () => {
       );
       assert.deepEqual([first.calls, second.calls], [[['a', 'd']], [['c']]]);
       assert.deepEqual(await names(), ['a', 'c', 'd', 'end:a+d', 'end:c']);
-      const afterTheLastSavepoint = statements.slice(statements.lastIndexOf('release work'));
+      const afterTheLastSavepoint = statements.slice(statements.lastIndexOf('release "work"'));
       assert.equal(afterTheLastSavepoint.filter((text) => text.startsWith('insert into t')).length, 2, 'the ends run after the last savepoint');
       assert.equal(statements.filter((text) => text === 'commit').length, 1);
       await db.destroy();

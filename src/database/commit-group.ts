@@ -1,5 +1,5 @@
 import { context } from '@opentelemetry/api';
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from './database.types';
 
 export type TransactionWork<T> = (trx: Transaction<DB>) => Promise<T>;
@@ -54,12 +54,6 @@ function itemsByEnd(handed: Handed[]): Map<GroupEnd<unknown>, unknown[]> {
 
 /** Bounds how long one group holds SQLite's write lock, which other processes on the file wait for. */
 export const MAX_GROUP_SIZE = 64;
-/** Each transaction's savepoint, as raw statements: Kysely's savepoint API builds and compiles them anew each time. */
-const SAVEPOINT = {
-  set: CompiledQuery.raw('savepoint work'),
-  rollBackTo: CompiledQuery.raw('rollback to work'),
-  release: CompiledQuery.raw('release work'),
-};
 
 /**
  * Group commit, for SQLite. With synchronous=FULL the sync of each commit costs more than the
@@ -102,7 +96,7 @@ export class CommitGroup {
       handedIn.set(trx, handed);
       try {
         for (const { work } of group) {
-          await trx.executeQuery(SAVEPOINT.set);
+          const inSavepoint = await trx.savepoint('work').execute();
           const handedBefore = handed.length;
           let outcome: { value: unknown } | { error: unknown };
           try {
@@ -110,9 +104,9 @@ export class CommitGroup {
           } catch (error) {
             outcome = { error };
             handed.length = handedBefore;
-            await trx.executeQuery(SAVEPOINT.rollBackTo);
+            await inSavepoint.rollbackToSavepoint('work').execute();
           }
-          await trx.executeQuery(SAVEPOINT.release);
+          await inSavepoint.releaseSavepoint('work').execute();
           outcomes.push(outcome);
         }
         for (const [end, items] of itemsByEnd(handed)) {

@@ -34,17 +34,17 @@ describe('StatementCachingDatabase', () => {
     await db.destroy();
   });
 
-  it('keeps at most its capacity, dropping the least recently used statement', () => {
+  it('keeps at most its capacity, starting afresh when full', () => {
     const { database, prepared } = countingDatabase();
     const cache = new StatementCachingDatabase(database, 2);
     cache.prepare('select 1');
     cache.prepare('select 2');
     cache.prepare('select 1');
+    assert.deepEqual(prepared, ['select 1', 'select 2']);
     cache.prepare('select 3');
-    assert.deepEqual(prepared, ['select 1', 'select 2', 'select 3']);
+    cache.prepare('select 3');
     cache.prepare('select 1');
-    cache.prepare('select 2');
-    assert.deepEqual(prepared.slice(3), ['select 2'], 'select 1 was kept as the more recent, select 2 dropped');
+    assert.deepEqual(prepared.slice(2), ['select 3', 'select 1'], 'full at select 3: emptied, then select 3 and select 1 kept');
     cache.close();
   });
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { ALL_SECTORS, countRows, type DB, precompile, readInKeyOrder, type Sector, upsertRows, type UpsertCounts, type VesselRow } from '../database';
+import { ALL_SECTORS, countRows, type DB, readInKeyOrder, type Sector, upsertRows, type UpsertCounts, type VesselRow } from '../database';
 
 /** What the API shows of a vessel, in the order it shows it. */
 export const VESSEL_COLUMNS = ['id', 'name', 'class', 'length', 'crew', 'commander', 'sector', 'status'] as const;
@@ -15,26 +15,37 @@ export interface FleetState {
   total: number;
 }
 
+/**
+ * The data version and the count, two primary-key reads in one statement: no COUNT(*); as scalar
+ * subqueries, which SQLite runs in under half the time of the same reads written as a join.
+ */
+function compiledStateQuery(db: Kysely<DB>, sector: string) {
+  return db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('vessel_data_version').select('version').where('id', '=', eb.lit(1)).as('version'),
+      eb.fn.coalesce(eb.selectFrom('vessel_counts').select('vessel_count').where('sector', '=', sector), eb.lit(0)).as('total'),
+    ])
+    .compile();
+}
+
 @Injectable()
 export class FleetRepository {
   /**
-   * The data version and the count, two primary-key reads in one statement: no COUNT(*). Run on every
-   * listing request, so compiled once; as scalar subqueries, which SQLite runs in under half the time of
-   * the same reads written as a join.
+   * The state query of the fleet and of each sector (five in all), built and compiled once each: built and
+   * compiled on every listing, it cost a listing about a third more server CPU on Node 26 (docs/performance.md).
    */
-  private readonly stateQuery;
+  private readonly stateQueries = new Map<string, ReturnType<typeof compiledStateQuery>>();
 
-  constructor(private readonly db: Kysely<DB>) {
-    this.stateQuery = precompile(({ sector }: { sector: string }) =>
-      db.selectNoFrom((eb) => [
-        eb.selectFrom('vessel_data_version').select('version').where('id', '=', eb.lit(1)).as('version'),
-        eb.fn.coalesce(eb.selectFrom('vessel_counts').select('vessel_count').where('sector', '=', sector), eb.lit(0)).as('total'),
-      ]),
-    );
-  }
+  constructor(private readonly db: Kysely<DB>) {}
 
   async readState(sector: Sector | undefined): Promise<FleetState> {
-    const [state] = (await this.db.executeQuery(this.stateQuery({ sector: sector ?? ALL_SECTORS }))).rows;
+    const key = sector ?? ALL_SECTORS;
+    let query = this.stateQueries.get(key);
+    if (query === undefined) {
+      query = compiledStateQuery(this.db, key);
+      this.stateQueries.set(key, query);
+    }
+    const [state] = (await this.db.executeQuery(query)).rows;
     if (state?.version == null) {
       throw new Error('vessel_data_version has no row');
     }

@@ -136,31 +136,21 @@ describe('createValidationPipe', () => {
     assert.equal(result.status, 'active');
   });
 
-  it('gives a query seen before the same frozen DTO, and validates every other query, refusing an invalid one each time', async () => {
+  it('gives a query seen before an equal DTO of its own, and validates every other query, refusing an invalid one each time', async () => {
     const pipe = createValidationPipe();
     const query: ArgumentMetadata = { type: 'query', metatype: Listing, data: undefined };
-    const first: unknown = await pipe.transform({ limit: '5' }, query);
-    assert.equal(await pipe.transform({ limit: '5' }, query), first);
-    assert.ok(Object.isFrozen(first));
+    const first = (await pipe.transform({ limit: '5' }, query)) as Listing;
+    const second = (await pipe.transform({ limit: '5' }, query)) as Listing;
+    assert.ok(second instanceof Listing);
+    assert.notEqual(second, first);
+    assert.deepEqual({ ...second }, { ...first });
+    first.status = 'active';
+    assert.equal(((await pipe.transform({ limit: '5' }, query)) as Listing).status, undefined, "one request's change reaches no other");
     const other: unknown = await pipe.transform({ limit: '6' }, query);
     assert.ok(other instanceof Listing);
     assert.equal(other.limit, 6);
     for (let attempt = 0; attempt < 2; attempt++) {
       await assert.rejects(pipe.transform({ limit: '0' }, query), failsWith('limit must be a whole number from 1 to 100'));
     }
-  });
-
-  it('keeps a shared query DTO frozen to its depth, and its type readonly, so no request can change it for the next', async () => {
-    const pipe = createValidationPipe();
-    const page = (await pipe.transform({ limit: '5' }, { type: 'query', metatype: PageQueryDto, data: undefined })) as PageQueryDto;
-    assert.throws(() => {
-      // @ts-expect-error: a query DTO's fields are readonly
-      page.limit = 6;
-    }, TypeError);
-    const order = (await pipe.transform({ reason: 'r', captain: { name: 'Piett' } }, { type: 'query', metatype: Order, data: undefined })) as Order;
-    assert.equal(await pipe.transform({ reason: 'r', captain: { name: 'Piett' } }, { type: 'query', metatype: Order, data: undefined }), order);
-    assert.throws(() => {
-      order.captain!.name = 'Needa';
-    }, TypeError);
   });
 });

@@ -1,7 +1,7 @@
 import { type ArgumentMetadata, type Type, ValidationPipe } from '@nestjs/common';
-import { LruCache, ValidationFailedError, describeUnsafeShape, describeValidationErrors } from '../common';
+import { ValidationFailedError, describeUnsafeShape, describeValidationErrors } from '../common';
 
-/** Valid queries kept per DTO class: a few hundred bytes each. */
+/** Valid queries kept per DTO class, a few hundred bytes each; emptied when full. */
 const VALID_QUERIES_KEPT = 1_000;
 
 /**
@@ -10,7 +10,7 @@ const VALID_QUERIES_KEPT = 1_000;
  * a key. Nest's pipe would silently strip `__proto__`, and its whitelist lets `constructor` through.
  */
 class InputValidationPipe extends ValidationPipe {
-  private readonly validQueries = new Map<Type, LruCache<string, Readonly<object>>>();
+  private readonly validQueries = new Map<Type, Map<string, object>>();
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
@@ -28,36 +28,29 @@ class InputValidationPipe extends ValidationPipe {
 
   /**
    * A whole query as a DTO. Transforming and validating it is a pure function of the DTO class and the
-   * parsed query (strings and arrays of strings, so its JSON names it exactly), and costs more than the
-   * rest of a listing's work: a query seen before gets the same DTO again, frozen to its depth, since
-   * requests share it (the query DTOs' fields are readonly to say so). Every new query is validated; an invalid one is never kept, so it is refused every time.
+   * parsed query (strings and arrays of strings, so its JSON names it exactly), and costs a listing more
+   * CPU than the rest of its pipeline: measured on Node 26 (docs/performance.md), a listing took about 1.3
+   * times the server CPU without this. A query seen before gets a copy of the DTO it gave: the query DTOs
+   * hold only strings and numbers, so each request has its own and may change it. Every new query is
+   * validated; an invalid one is never kept, so it is refused every time.
    */
   private async transformQuery(value: unknown, metatype: Type, metadata: ArgumentMetadata): Promise<unknown> {
     let valid = this.validQueries.get(metatype);
     if (valid === undefined) {
-      valid = new LruCache(VALID_QUERIES_KEPT);
+      valid = new Map();
       this.validQueries.set(metatype, valid);
     }
     const key = JSON.stringify(value);
-    const known = valid.get(key);
-    if (known !== undefined) {
-      return known;
+    let dto = valid.get(key);
+    if (dto === undefined) {
+      dto = (await super.transform(value, metadata)) as object;
+      if (valid.size >= VALID_QUERIES_KEPT) {
+        valid.clear();
+      }
+      valid.set(key, dto);
     }
-    const dto = deepFreeze(await super.transform(value, metadata)) as Readonly<object>;
-    valid.set(key, dto);
-    return dto;
+    return Object.assign(Object.create(Object.getPrototypeOf(dto) as object) as object, dto);
   }
-}
-
-/** Freezes `value` and every object it holds: one request's change to a shared DTO would reach the next. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Reflect.ownKeys(value)) {
-      deepFreeze((value as Record<PropertyKey, unknown>)[key]);
-    }
-  }
-  return value;
 }
 
 export function createValidationPipe(): ValidationPipe {

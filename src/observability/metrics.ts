@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { EndOfTurnBatch } from '../common';
 import { type DB, poolUsage, type PoolUsage } from '../database';
 
 /** One request as the access log and the request metrics both see it. */
@@ -25,8 +24,6 @@ const POOL_GAUGES: { name: string; help: string; read: (usage: PoolUsage) => num
  * The service's Prometheus metrics, in a registry of its own rather than prom-client's global one, so
  * that several apps in one process (the e2e tests) each count their own.
  */
-type RequestLabel = 'method' | 'route' | 'status';
-
 @Injectable()
 export class Metrics {
   readonly registry = new Registry();
@@ -35,7 +32,6 @@ export class Metrics {
     help: 'HTTP requests answered, by method, route template and status (0: the client left first)',
     labelNames: ['method', 'route', 'status'],
     registers: [this.registry],
-    collect: () => this.pendingRequests.flush(),
   });
   private readonly durations = new Histogram({
     name: 'http_request_duration_seconds',
@@ -43,7 +39,6 @@ export class Metrics {
     labelNames: ['method', 'route', 'status'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
-    collect: () => this.pendingRequests.flush(),
   });
   private readonly decommissions = new Counter({
     name: 'fleet_registry_decommissions_total',
@@ -105,38 +100,10 @@ export class Metrics {
     }
   }
 
-  /**
-   * The count and histogram of each method, route and status seen, found by one lookup rather than
-   * prom-client's hash of the labels on every request. Bounded: Node parses a fixed set of methods, the
-   * routes are the app's templates and unmatched, and statuses are three digits.
-   */
-  private readonly requestSeries = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<RequestLabel> }>();
-
-  /**
-   * Requests observed in this turn of the event loop, counted when it ends, or when a scrape collects
-   * first (prom-client calls `collect` before it reads): counted in one run rather than amid each answer,
-   * they cost a request less CPU (docs/performance.md).
-   */
-  private readonly pendingRequests = new EndOfTurnBatch<RequestObservation>((observations) => {
-    for (const observation of observations) {
-      this.countRequest(observation);
-    }
-  });
-
-  requestObserved(observation: RequestObservation): void {
-    this.pendingRequests.add(observation);
-  }
-
-  private countRequest({ method, route, status, seconds }: RequestObservation): void {
-    const key = `${method} ${status} ${route}`;
-    let series = this.requestSeries.get(key);
-    if (series === undefined) {
-      const labels = { method, route, status: String(status) };
-      series = { count: this.requests.labels(labels), duration: this.durations.labels(labels) };
-      this.requestSeries.set(key, series);
-    }
-    series.count.inc();
-    series.duration.observe(seconds);
+  requestObserved({ method, route, status, seconds }: RequestObservation): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.durations.observe(labels, seconds);
   }
 
   decommissionAllowed(): void {

@@ -11,7 +11,7 @@ export const MAX_PAGE = 1_000_000;
 /** Long enough for any keyset cursor a listing writes. */
 export const CURSOR_MAX_LENGTH = 24;
 
-/** A whole query's DTO: the validation pipe hands the same frozen instance to every request that sends the same query, so its fields are readonly. */
+/** A whole query's DTO: only strings and numbers, so the validation pipe's copy of a known query is a whole copy. */
 export class PageQueryDto {
   @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'The maximum number of items to return.' })
   @IsOptional()
