@@ -11,5 +11,5 @@ export { openSqlite } from './sqlite';
 export { poolUsage, type PoolUsage } from './postgres';
 export { assertMigrated, DatabaseNotMigratedError, migrateToLatest } from './migrate';
 export * from './database.types';
-export { countRows, precompile, readInKeyOrder, selectPage, upsertRows } from './queries';
+export { countRows, readInKeyOrder, selectPage, upsertRows } from './queries';
 export type { Page, UpsertCounts } from './queries';

@@ -1,5 +1,4 @@
-import { isDeepStrictEqual } from 'node:util';
-import type { Compilable, CompiledQuery, Insertable, Kysely, SelectQueryBuilder } from 'kysely';
+import type { Insertable, Kysely, SelectQueryBuilder } from 'kysely';
 import type { DB } from './database.types';
 
 export interface Page<Row> {
@@ -52,63 +51,6 @@ export async function* readInKeyOrder<T extends keyof DB>(
     yield batch;
     after = batch[batch.length - 1][keyColumn];
   }
-}
-
-/** Stands for a named value while a query is built, so its place among the compiled parameters can be found. */
-class Placeholder {
-  constructor(readonly name: string) {}
-
-  // A comparison, arithmetic or a template string would decide on a value the builder does not have yet.
-  [Symbol.toPrimitive](): never {
-    throw new Error(`precompile: ${this.name} is a placeholder while the query is built: use it as a parameter, never to decide the query's shape`);
-  }
-}
-
-/** The values as `build` sees them, each read through `read`. */
-function valuesReadThrough<Values extends object>(read: (name: string) => unknown): Values {
-  return new Proxy({} as Values, {
-    // A spread or rest of the values would see none of them and build a different query.
-    ownKeys: () => {
-      throw new Error('precompile: read each value by its name');
-    },
-    get: (_target, name) => (typeof name === 'string' ? read(name) : undefined),
-  });
-}
-
-/**
- * Builds and compiles the query once, with a placeholder for each value `build` reads, and returns what
- * gives the compiled query with the values of a call in their places: building and compiling in Kysely
- * costs more per request than SQLite's run of a short statement. The SQL is the one `build` makes, so
- * `build` must use each value it reads as a parameter only, never to decide the query's shape: that is
- * checked here, as a branch would compile one of its arms for every call. A placeholder throws when
- * coerced (`limit > 10`), and `build` runs a second time with every value null, which takes the other arm
- * of a test of truth or presence (`if (sector)`, `sector ?? ...`); a strict comparison with a constant
- * (`kind === 'x'`) is the one branch neither can see.
- */
-export function precompile<Values extends object, Row>(build: (values: Values) => Compilable<Row>): (values: Values) => CompiledQuery<Row> {
-  const placeholders = new Map<string, Placeholder>();
-  const compiled = build(
-    valuesReadThrough((name) => {
-      const placeholder = placeholders.get(name) ?? new Placeholder(name);
-      placeholders.set(name, placeholder);
-      return placeholder;
-    }),
-  ).compile();
-  const parameters = compiled.parameters.map((parameter) => (parameter instanceof Placeholder ? parameter.name : { constant: parameter }));
-  for (const name of placeholders.keys()) {
-    if (!parameters.includes(name)) {
-      throw new Error(`the query does not take ${name} as a parameter`);
-    }
-  }
-  const withNulls = build(valuesReadThrough(() => null)).compile();
-  const expectedWithNulls = parameters.map((parameter) => (typeof parameter === 'string' ? null : parameter.constant));
-  if (withNulls.sql !== compiled.sql || !isDeepStrictEqual(withNulls.parameters, expectedWithNulls)) {
-    throw new Error(`precompile: the query's shape depends on a value (with every value null it is ${withNulls.sql})`);
-  }
-  return (values) => ({
-    ...compiled,
-    parameters: parameters.map((parameter) => (typeof parameter === 'string' ? values[parameter as keyof Values] : parameter.constant)),
-  });
 }
 
 export async function countRows(db: Kysely<DB>, table: keyof DB): Promise<number> {
