@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AuditOutcome } from '../src/database';
 import { assetId, generateFleet } from './fleet-data';
-import { bearerToken, CLIENT_CPU, countEvents, Lab, machine, positiveOption, ROOT, ROUND_OPTIONS, SECRET, SERVER_CPU, sqliteFleet, type Target, verifyAuditChains } from './lab';
+import { bearerToken, CLIENT_CPU, countEvents, Lab, machine, positiveOption, ROOT, ROUND_OPTIONS, SECRET, SERVER_CPU, serverCpuSeconds, sqliteFleet, type Target, verifyAuditChains } from './lab';
 import {
   answersCheck,
   type Check,
@@ -122,6 +122,7 @@ async function probe(workload: Workload, target: Target): Promise<{ status: numb
 
 async function measure(workload: Workload, target: Target, seconds: number, options: Options): Promise<WrkResult> {
   const { requests } = workload;
+  const cpuBefore = serverCpuSeconds(target);
   const result = await runWrk({
     url: target.server.url,
     authorization: authorization(workload),
@@ -134,7 +135,7 @@ async function measure(workload: Workload, target: Target, seconds: number, opti
   if (requests.method === 'DELETE') {
     target.assets.next += result.mostSentByAThread * options.threads;
   }
-  return result;
+  return { ...result, cpuUsPerAnswer: ((serverCpuSeconds(target) - cpuBefore) * 1e6) / Math.max(1, result.answers) };
 }
 
 /** A round without answers has no figure, which fails the run; one of few answers has a p99 close to its slowest. */
@@ -224,9 +225,8 @@ async function compare({ suite, workload, a, b }: Comparison, options: Options):
 
 async function runComparisons(lab: Lab, options: Options): Promise<ComparisonResult[]> {
   const fleet = { vessels: BASE_VESSELS, assets: options.assets };
-  const copies = ['service', 'bare', ...(options.postgres ? ['service-beside-postgres'] : [])];
-  const [serviceUrl, bareUrl, besidePostgresUrl] = await sqliteFleet(lab.dir, fleet, copies);
-  const [baselineUrl] = options.baseline ? await sqliteFleet(lab.dir, fleet, ['baseline']) : [];
+  const copies = ['service', 'bare', 'service-beside-postgres', 'baseline'];
+  const [serviceUrl, bareUrl, besidePostgresUrl, baselineUrl] = await sqliteFleet(lab.dir, fleet, copies);
   const service = await lab.startService('service', serviceUrl);
   const bare = await lab.start('bare node:http', { script: join(__dirname, 'bare-server.js'), env: { DATABASE_URL: bareUrl, JWT_SECRET: SECRET } }, { databaseUrl: bareUrl });
   const bareNest = await lab.start('bare Nest 12 on Express', { script: join(__dirname, 'bare-nest.js') });

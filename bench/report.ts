@@ -1,7 +1,7 @@
 import type { Workload } from './workloads';
 import type { WrkResult } from './wrk';
 
-type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms';
+type Figure = 'requestsPerSecond' | 'p50Ms' | 'p99Ms' | 'cpuUsPerAnswer';
 
 export interface Spread {
   min: number;
@@ -30,7 +30,7 @@ export interface ComparisonResult {
   a: SideResult;
   b: SideResult;
   /** A over B, round by round (A's round i against B's round i); absent when a side is n/a. */
-  ratios?: { requestsPerSecond: Spread; p50: Spread; p99: Spread };
+  ratios?: { requestsPerSecond: Spread; p50: Spread; p99: Spread; cpuPerAnswer: Spread };
   checks: Check[];
   /** What weakens a figure without making it wrong. */
   notes: string[];
@@ -44,8 +44,8 @@ export function spread(values: number[]): Spread {
 }
 
 export function ratios(a: WrkResult[], b: WrkResult[]): ComparisonResult['ratios'] {
-  const over = (field: Figure) => spread(a.map((round, index) => round[field] / b[index][field]));
-  return { requestsPerSecond: over('requestsPerSecond'), p50: over('p50Ms'), p99: over('p99Ms') };
+  const over = (field: Figure) => spread(a.map((round, index) => (round[field] ?? NaN) / (b[index][field] ?? NaN)));
+  return { requestsPerSecond: over('requestsPerSecond'), p50: over('p50Ms'), p99: over('p99Ms'), cpuPerAnswer: over('cpuUsPerAnswer') };
 }
 
 const LABEL_WIDTH = 34;
@@ -54,7 +54,7 @@ const rate = (value: number) => cell(Math.round(value).toLocaleString('en'));
 const millis = (value: number) => cell(value.toFixed(2));
 const ratio = (value: number) => cell(value.toFixed(2));
 
-const medianOf = (side: SideResult, field: Figure) => spread(side.rounds.map((round) => round[field])).median;
+const medianOf = (side: SideResult, field: Figure) => spread(side.rounds.map((round) => round[field] ?? NaN)).median;
 
 /** A's medians here over B's on another workload of the same run: rounds not paired, so no spread. */
 export function crossNotes(result: ComparisonResult, other: ComparisonResult): string[] {
@@ -110,22 +110,22 @@ function sideRow(side: SideResult): string {
   if (side.notApplicable || silent > 0) {
     return `  ${side.label.padEnd(LABEL_WIDTH)}  n/a: ${side.notApplicable ?? `no answer in ${silent} of ${side.rounds.length} rounds`}`;
   }
-  return `  ${side.label.padEnd(LABEL_WIDTH)}${rate(medianOf(side, 'requestsPerSecond'))}${millis(medianOf(side, 'p50Ms'))}${millis(medianOf(side, 'p99Ms'))}`;
+  return `  ${side.label.padEnd(LABEL_WIDTH)}${rate(medianOf(side, 'requestsPerSecond'))}${millis(medianOf(side, 'p50Ms'))}${millis(medianOf(side, 'p99Ms'))}${rate(medianOf(side, 'cpuUsPerAnswer'))}`;
 }
 
 /** One table per workload: each side's medians over the rounds, then A/B as min, median and max over rounds. */
 export function formatComparison(result: ComparisonResult): string {
   const lines = [
     `${result.workload}  (${result.request})`,
-    `  ${'medians over the rounds'.padEnd(LABEL_WIDTH)}${cell('req/s')}${cell('p50 ms')}${cell('p99 ms')}`,
+    `  ${'medians over the rounds'.padEnd(LABEL_WIDTH)}${cell('req/s')}${cell('p50 ms')}${cell('p99 ms')}${cell('CPU µs')}`,
     sideRow(result.a),
     sideRow(result.b),
   ];
   if (result.ratios) {
-    const { requestsPerSecond, p50, p99 } = result.ratios;
+    const { requestsPerSecond, p50, p99, cpuPerAnswer } = result.ratios;
     lines.push(`  ${result.a.label} / ${result.b.label}, round by round`);
     for (const key of ['min', 'median', 'max'] as const) {
-      lines.push(`  ${key.padStart(LABEL_WIDTH)}${ratio(requestsPerSecond[key])}${ratio(p50[key])}${ratio(p99[key])}`);
+      lines.push(`  ${key.padStart(LABEL_WIDTH)}${ratio(requestsPerSecond[key])}${ratio(p50[key])}${ratio(p99[key])}${ratio(cpuPerAnswer[key])}`);
     }
   }
   lines.push(...result.checks.map((check) => `  ${formatCheck(check)}`), ...result.notes.map((note) => `  note: ${note}`));

@@ -32,6 +32,8 @@ export interface WrkResult {
   sent: number;
   /** Requests sent by the busiest thread, answered or not: how far a decommission run got through its assets. */
   mostSentByAThread: number;
+  /** The server's CPU time per answer in µs, read from /proc by the driver around the run: steadier than req/s on a shared machine. */
+  cpuUsPerAnswer?: number;
 }
 
 interface WrkReport {
