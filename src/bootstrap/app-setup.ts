@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import type { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import helmet from 'helmet';
-import { assignRequestId, fixedHeaders, headersSetBy, inOneLayer, readJsonBodies, repairPathEncoding, serveApiAlias } from '../http';
+import { assignRequestId, ExpressObjectsAdapter, fixedHeaders, headersSetBy, inOneLayer, readJsonBodies, repairPathEncoding, serveApiAlias } from '../http';
 import { SERVER_CONFIG, type ServerConfig } from '../config';
 import { RequestObserver } from '../observability';
 import { CORS_EXPOSED_HEADERS } from './cors';
@@ -55,7 +55,7 @@ export function createHttpAdapter(): ExpressAdapter {
   const instance = express();
   instance.set('case sensitive routing', true);
   instance.set('strict routing', true);
-  return new ExpressAdapter(instance);
+  return new ExpressObjectsAdapter(instance);
 }
 
 /**

@@ -4,6 +4,7 @@ export { repairPathEncoding } from './path-encoding';
 export { MethodNotAllowedModule } from './method-not-allowed';
 export { BodyErrorGuard, readJsonBodies } from './body-errors';
 export { inOneLayer } from './one-layer';
+export { ExpressObjectsAdapter } from './express-objects';
 export { createValidationPipe } from './validation.pipe';
 export { RequestOrigin, requestOrigin } from './request-origin';
 export { denialOf } from './audited-request';
