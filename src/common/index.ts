@@ -21,5 +21,5 @@ export { UNAVAILABILITY_CHECK, type UnavailabilityCheck } from './errors/unavail
 export type { Actor, Denial } from './errors/denial';
 export { DENIAL_RECORDER, type DenialRecorder } from './errors/denial-recorder';
 export { SuccessEnvelope } from './dto/success-envelope.dto';
-// nestjs-otel's decorator, as shipped: the span of a guard or of the audit append.
-export { Span } from 'nestjs-otel';
+export { insideRecordedWork } from './tracing/recorded-work';
+export { Span } from './tracing/span';

@@ -1,5 +1,6 @@
 import { type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { insideRecordedWork } from '../common';
 
 const tracer = trace.getTracer('fleet-registry');
 
@@ -14,12 +15,9 @@ function operationOf(sql: string): string {
  */
 const COMMIT_GROUP_PLUMBING = /^\s*(savepoint|release|rollback to)\b/i;
 
-/**
- * A span for a statement run inside a span (a request, say), as @opentelemetry/instrumentation-pg's
- * `requireParentSpan` does, and none for a commit group's savepoints.
- */
+/** A span for a statement run inside recorded work, and none for a commit group's savepoints. */
 function statementSpan(sql: string): Span | undefined {
-  if (trace.getActiveSpan() === undefined || COMMIT_GROUP_PLUMBING.test(sql)) {
+  if (!insideRecordedWork() || COMMIT_GROUP_PLUMBING.test(sql)) {
     return undefined;
   }
   return tracer.startSpan(operationOf(sql), { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'sqlite', 'db.query.text': sql } });
