@@ -43,24 +43,56 @@ function parseHeader(encoded: string): Record<string, unknown> {
   if (typeof header !== 'object' || header === null || Array.isArray(header)) {
     throw invalid('not a JWS compact serialisation with a JSON object header');
   }
-  return header as Record<string, unknown>;
+  return Object.freeze(header as Record<string, unknown>);
 }
+
+/** Headers parsed, by their encoded text: every token of one issuer and key carries the same header. */
+const parsedHeaders = new Map<string, Record<string, unknown>>();
+const PARSED_HEADERS_KEPT = 100;
 
 function protectedHeader(token: string): Record<string, unknown> {
   const parts = token.split('.');
   if (parts.length !== 3) {
     throw invalid('not a JWS compact serialisation with a JSON object header');
   }
-  return parseHeader(parts[0]);
+  let header = parsedHeaders.get(parts[0]);
+  if (header === undefined) {
+    header = parseHeader(parts[0]);
+    if (parsedHeaders.size >= PARSED_HEADERS_KEPT) {
+      parsedHeaders.clear();
+    }
+    parsedHeaders.set(parts[0], header);
+  }
+  return header;
 }
 
 type Verifier = (token: string) => Record<string, unknown>;
+
+/**
+ * Tokens whose signature and claims were checked, remembered with the span of clock time in which every
+ * check of their time claims passes: an officer's client sends the same token on every request, and
+ * checking it again costs more than finding it. A remembered token counts only with the very key that
+ * checked it, so a key that leaves the configuration or the JWKS takes its tokens with it; a failure is
+ * never remembered. Kept by hand rather than by fast-jwt's own cache, which hashes every token first: with
+ * it a cached fleet page took 1.15 times the server CPU (docs/performance.md). Emptied when full.
+ */
+const VERIFIED_TOKENS_REMEMBERED = 1000;
+
+interface VerifiedToken {
+  key: TokenKey;
+  officer: AuthenticatedOfficer;
+  /** Milliseconds since the epoch: before it, nbf, iat or the lifetime cap refuses the token, clock tolerance included. */
+  validFrom: number;
+  /** Milliseconds since the epoch: after it, the token is expired, clock tolerance included. */
+  expiresAt: number;
+}
 
 /** Checks tokens against the configured keys and the rules of RFC 8725; issues tokens for the token command and tests. */
 export class TokenService implements OnApplicationBootstrap {
   private readonly localKeys: Map<string | undefined, TokenKey>;
   private readonly jwks?: JwksKeySet;
   private readonly verifiers = new WeakMap<TokenKey, Verifier>();
+  private readonly verified = new Map<string, VerifiedToken>();
 
   constructor(private readonly config: JwtConfig, keys: TokenKey[]) {
     this.localKeys = new Map(keys.map((key) => [key.kid, key]));
@@ -107,7 +139,25 @@ export class TokenService implements OnApplicationBootstrap {
     if (!key) {
       throw invalid(header.kid === undefined ? 'no kid, and no key without a kid is configured' : 'kid names no configured key');
     }
-    return this.officerFrom(this.claimsOf(token, key));
+    const remembered = this.verified.get(token);
+    const now = Date.now();
+    if (remembered?.key === key && remembered.validFrom <= now && now <= remembered.expiresAt) {
+      return remembered.officer;
+    }
+    const claims = this.claimsOf(token, key);
+    const officer = this.officerFrom(claims);
+    if (this.verified.size >= VERIFIED_TOKENS_REMEMBERED) {
+      this.verified.clear();
+    }
+    this.verified.set(token, { key, officer, ...this.validSpan(claims as { exp: number; nbf?: number; iat?: number }) });
+    return officer;
+  }
+
+  /** When the checks of claimsOf and officerFrom on exp, nbf and iat pass, as they pass for an accepted token. */
+  private validSpan({ exp, nbf, iat }: { exp: number; nbf?: number; iat?: number }): Pick<VerifiedToken, 'validFrom' | 'expiresAt'> {
+    const tolerance = this.config.clockToleranceSeconds;
+    const seconds = Math.max(nbf ?? -Infinity, iat ?? -Infinity, exp - this.config.maxLifetimeSeconds) - tolerance;
+    return { validFrom: seconds * 1000, expiresAt: (exp + tolerance) * 1000 };
   }
 
   /**
@@ -157,22 +207,13 @@ export class TokenService implements OnApplicationBootstrap {
   private claimsOf(token: string, key: TokenKey): Record<string, unknown> {
     let verify = this.verifiers.get(key);
     if (!verify) {
-      const clockTolerance = this.config.clockToleranceSeconds * 1000;
       verify = createVerifier({
         key: key.key,
         algorithms: [key.alg],
         requiredClaims: ['exp', ...(this.config.issuer ? ['iss'] : []), ...(this.config.audience ? ['aud'] : [])],
         allowedIss: this.config.issuer,
         allowedAud: this.config.audience,
-        clockTolerance,
-        // An officer's client sends the same token on every request: fast-jwt remembers up to 1,000 verified
-        // tokens of this key (until their exp, not before their nbf), which saves the signature check, the
-        // service's dearest step with RS256, ES256 and EdDSA keys (docs/performance.md). officerFrom still
-        // runs on every request, so the lifetime cap and iat hold against the clock as it is then.
-        cache: true,
-        // Failures are never remembered: fast-jwt adds clockTolerance to errorCacheTTL, so its default of -1
-        // would keep a failure for the tolerance, and a token refused for an nbf just ahead would stay refused.
-        errorCacheTTL: () => -clockTolerance - 1,
+        clockTolerance: this.config.clockToleranceSeconds * 1000,
       }) as Verifier;
       this.verifiers.set(key, verify);
     }
