@@ -1,30 +1,16 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Kysely } from 'kysely';
-import { AssetsRepository } from '../assets';
-import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../database';
-import { FleetRepository } from '../fleet';
-import { ImportRejectedError, RecordImportService } from './record-import.service';
-import { asset, decommissioned, vessel } from '../../test/support/import-records';
+import { describe, it } from 'node:test';
+import { ImportRejectedError } from './record-import.service';
+import { asset, decommissioned, importTestbed, vessel } from '../../test/support/import-records';
 
 describe('RecordImportService', () => {
-  let db: Kysely<DB>;
-  let sut: RecordImportService;
-
-  const assetRows = () => db.selectFrom('assets').selectAll().orderBy('asset_id').execute();
-  const vesselRows = () => db.selectFrom('vessels').selectAll().orderBy('id').execute();
-
-  beforeEach(async () => {
-    db = createDatabase({ dialect: 'sqlite', path: ':memory:' });
-    await migrateToLatest(db);
-    sut = new RecordImportService(new AssetsRepository(db), new FleetRepository(db), new TransactionRunner(db));
-  });
-  afterEach(() => db.destroy());
+  const bed = importTestbed();
+  const { assetRows, vesselRows } = bed;
 
   describe('import', () => {
     it('imports assets and vessels and returns how many of each', async () => {
-      const summary = await sut.import({
+      const summary = await bed.sut.import({
         assets: [asset('TIE-0001'), decommissioned('OLD-0001')],
         vessels: [vessel('ISD-001'), vessel('ISD-002', { sector: 'Core Worlds' }), vessel('SSD-1')],
       });
@@ -56,29 +42,29 @@ describe('RecordImportService', () => {
     it('accepts a file with only one of the two lists, or neither', async () => {
       const none = { inserted: 0, updated: 0 };
       const one = { inserted: 1, updated: 0 };
-      assert.deepEqual(await sut.import({ vessels: [vessel('ISD-001')] }), { recordsRead: 1, assets: none, vessels: one });
-      assert.deepEqual(await sut.import({ assets: [asset('TIE-0001')] }), { recordsRead: 1, assets: one, vessels: none });
-      assert.deepEqual(await sut.import({}), { recordsRead: 0, assets: none, vessels: none });
+      assert.deepEqual(await bed.sut.import({ vessels: [vessel('ISD-001')] }), { recordsRead: 1, assets: none, vessels: one });
+      assert.deepEqual(await bed.sut.import({ assets: [asset('TIE-0001')] }), { recordsRead: 1, assets: one, vessels: none });
+      assert.deepEqual(await bed.sut.import({}), { recordsRead: 0, assets: none, vessels: none });
       assert.equal((await assetRows()).length, 1);
       assert.equal((await vesselRows()).length, 1);
     });
 
     it('stores decommissioned_at as ISO 8601 UTC', async () => {
-      await sut.import({ assets: [decommissioned('OLD-0001', { decommissioned_at: '2026-01-02T05:04:05+02:00' })] });
+      await bed.sut.import({ assets: [decommissioned('OLD-0001', { decommissioned_at: '2026-01-02T05:04:05+02:00' })] });
 
       assert.equal((await assetRows())[0].decommissioned_at, '2026-01-02T03:04:05.000Z');
     });
 
     it('reads a null decommission detail of an active asset as absent', async () => {
-      await sut.import({ assets: [asset('TIE-0001', { status: 'active', decommission_reason: null, decommissioned_at: null, authorized_by: null })] });
+      await bed.sut.import({ assets: [asset('TIE-0001', { status: 'active', decommission_reason: null, decommissioned_at: null, authorized_by: null })] });
 
       assert.equal((await assetRows())[0].status, 'active');
     });
 
     it('upserts by id: a second import updates the records without duplicating them', async () => {
-      await sut.import({ assets: [asset('TIE-0001'), asset('TIE-0002')], vessels: [vessel('ISD-001'), vessel('ISD-002')] });
+      await bed.sut.import({ assets: [asset('TIE-0001'), asset('TIE-0002')], vessels: [vessel('ISD-001'), vessel('ISD-002')] });
 
-      const summary = await sut.import({
+      const summary = await bed.sut.import({
         assets: [asset('TIE-0001', { former_pilot: 'TK-999' }), asset('TIE-0003')],
         vessels: [vessel('ISD-001', { name: 'Executor', crew: 280000 })],
       });
@@ -101,7 +87,7 @@ describe('RecordImportService', () => {
         const original = process.env.TZ;
         process.env.TZ = timeZone;
         try {
-          await sut.import(file);
+          await bed.sut.import(file);
           return (await assetRows())[0].decommissioned_at;
         } catch (error) {
           return error instanceof ImportRejectedError ? 'refused' : error;
@@ -123,7 +109,7 @@ describe('RecordImportService', () => {
       const vessels = Array.from({ length: 2_500 }, (_, index) => vessel(`SD-${String(index).padStart(5, '0')}`));
       const reports: number[] = [];
 
-      await sut.import({ assets: [asset('TIE-0001')], vessels }, (recordsRead) => reports.push(recordsRead));
+      await bed.sut.import({ assets: [asset('TIE-0001')], vessels }, (recordsRead) => reports.push(recordsRead));
 
       assert.deepEqual(reports, [1_000, 2_000]);
       assert.equal((await vesselRows()).length, 2_500);
@@ -132,7 +118,7 @@ describe('RecordImportService', () => {
     it('lists at most 50 problems and counts the rest', async () => {
       const vessels = Array.from({ length: 60 }, (_, index) => vessel(`SD-${index}`, { crew: -1 }));
 
-      await assert.rejects(sut.import({ vessels }), (error: unknown) => {
+      await assert.rejects(bed.sut.import({ vessels }), (error: unknown) => {
         assert.ok(error instanceof ImportRejectedError);
         assert.equal(error.problems.length, 50);
         assert.equal(error.problemCount, 60);
@@ -145,19 +131,19 @@ describe('RecordImportService', () => {
 
   describe('isEmpty', () => {
     it('is true for a fresh database', async () => {
-      assert.equal(await sut.isEmpty(), true);
+      assert.equal(await bed.sut.isEmpty(), true);
     });
 
     it('is false once there are vessels', async () => {
-      await sut.import({ vessels: [vessel('ISD-001')] });
+      await bed.sut.import({ vessels: [vessel('ISD-001')] });
 
-      assert.equal(await sut.isEmpty(), false);
+      assert.equal(await bed.sut.isEmpty(), false);
     });
 
     it('is false once there are assets', async () => {
-      await sut.import({ assets: [asset('TIE-0001')] });
+      await bed.sut.import({ assets: [asset('TIE-0001')] });
 
-      assert.equal(await sut.isEmpty(), false);
+      assert.equal(await bed.sut.isEmpty(), false);
     });
   });
 });

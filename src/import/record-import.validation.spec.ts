@@ -1,30 +1,16 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
-import { Kysely } from 'kysely';
-import { AssetsRepository } from '../assets';
-import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../database';
-import { FleetRepository } from '../fleet';
-import { ImportRejectedError, RecordImportService } from './record-import.service';
-import { asset, decommissioned, names, rejectedWith, vessel } from '../../test/support/import-records';
+import { describe, it } from 'node:test';
+import { ImportRejectedError } from './record-import.service';
+import { asset, decommissioned, importTestbed, names, rejectedWith, vessel } from '../../test/support/import-records';
 
 describe('RecordImportService refuses bad records', () => {
-  let db: Kysely<DB>;
-  let sut: RecordImportService;
-
-  const assetRows = () => db.selectFrom('assets').selectAll().orderBy('asset_id').execute();
-  const vesselRows = () => db.selectFrom('vessels').selectAll().orderBy('id').execute();
-
-  beforeEach(async () => {
-    db = createDatabase({ dialect: 'sqlite', path: ':memory:' });
-    await migrateToLatest(db);
-    sut = new RecordImportService(new AssetsRepository(db), new FleetRepository(db), new TransactionRunner(db));
-  });
-  afterEach(() => db.destroy());
+  const bed = importTestbed();
+  const { assetRows, vesselRows } = bed;
 
     it('refuses decommission details on an asset that is not decommissioned, rather than dropping them', async () => {
       await assert.rejects(
-        sut.import({
+        bed.sut.import({
           assets: [
             asset('TIE-0001', { decommissioned_at: '2026-01-02T03:04:05Z' }),
             asset('TIE-0002', { status: 'active', decommission_reason: 'Lost at Hoth' }),
@@ -37,7 +23,7 @@ describe('RecordImportService refuses bad records', () => {
           /^assets\[2\]\.decommissioned_at is only allowed with status "decommissioned"; authorized_by is only allowed/,
         ),
       );
-      assert.equal(await sut.isEmpty(), true);
+      assert.equal(await bed.sut.isEmpty(), true);
     });
 
     it('refuses a bad vessel naming its index and field, and writes nothing, not even the good records', async () => {
@@ -46,34 +32,34 @@ describe('RecordImportService refuses bad records', () => {
         vessels: [vessel('ISD-001'), vessel('ISD-002', { crew: 'many' })],
       };
 
-      await assert.rejects(sut.import(file), rejectedWith(names('vessels[1]', 'crew')));
+      await assert.rejects(bed.sut.import(file), rejectedWith(names('vessels[1]', 'crew')));
 
       assert.deepEqual(await assetRows(), []);
       assert.deepEqual(await vesselRows(), []);
-      assert.equal(await sut.isEmpty(), true);
+      assert.equal(await bed.sut.isEmpty(), true);
     });
 
     it('refuses a vessel length over 32 characters, the bound the API documents, and takes one of 32', async () => {
       const longest = `${'9'.repeat(25)} meters`;
-      await assert.rejects(sut.import({ vessels: [vessel('ISD-001', { length: `9${longest}` })] }), rejectedWith(names('vessels[0]', 'length')));
-      await sut.import({ vessels: [vessel('ISD-001', { length: longest })] });
+      await assert.rejects(bed.sut.import({ vessels: [vessel('ISD-001', { length: `9${longest}` })] }), rejectedWith(names('vessels[0]', 'length')));
+      await bed.sut.import({ vessels: [vessel('ISD-001', { length: longest })] });
       assert.equal((await vesselRows())[0].length, longest);
     });
 
     it('refuses a bad asset id naming its index and field, and writes nothing', async () => {
       await assert.rejects(
-        sut.import({ assets: [asset('tie-1')], vessels: [vessel('ISD-001')] }),
+        bed.sut.import({ assets: [asset('tie-1')], vessels: [vessel('ISD-001')] }),
         rejectedWith(names('assets[0]', 'asset_id')),
       );
 
-      assert.equal(await sut.isEmpty(), true);
+      assert.equal(await bed.sut.isEmpty(), true);
     });
 
     it('leaves existing records untouched when a later import is refused', async () => {
-      await sut.import({ vessels: [vessel('ISD-001')] });
+      await bed.sut.import({ vessels: [vessel('ISD-001')] });
 
       await assert.rejects(
-        sut.import({ vessels: [vessel('ISD-001', { name: 'Renamed' }), vessel('ISD-002', { sector: 'Deep Core' })] }),
+        bed.sut.import({ vessels: [vessel('ISD-001', { name: 'Renamed' }), vessel('ISD-002', { sector: 'Deep Core' })] }),
         rejectedWith(names('vessels[1]', 'sector')),
       );
 
@@ -87,7 +73,7 @@ describe('RecordImportService refuses bad records', () => {
       };
 
       await assert.rejects(
-        sut.import(file),
+        bed.sut.import(file),
         rejectedWith(
           names('assets[0]', 'former_pilot'),
           names('assets[2]', 'status'),
@@ -95,7 +81,7 @@ describe('RecordImportService refuses bad records', () => {
           names('vessels[1]', 'crew'),
         ),
       );
-      assert.equal(await sut.isEmpty(), true);
+      assert.equal(await bed.sut.isEmpty(), true);
     });
 
     it('says "is required" for a missing field of any type, not a type error', async () => {
@@ -109,7 +95,7 @@ describe('RecordImportService refuses bad records', () => {
       delete withoutId.asset_id;
 
       await assert.rejects(
-        sut.import({ assets: [withoutId], vessels }),
+        bed.sut.import({ assets: [withoutId], vessels }),
         rejectedWith(/^assets\[0\]\.asset_id is required$/, ...fields.map((field, index) => new RegExp(`^vessels\\[${index}\\]\\.${field} is required$`))),
       );
     });
@@ -121,45 +107,45 @@ describe('RecordImportService refuses bad records', () => {
       };
 
       await assert.rejects(
-        sut.import(file),
+        bed.sut.import(file),
         rejectedWith(/^assets\[2\]\.asset_id TIE-0001 repeats assets\[0\]$/, /^vessels\[1\]\.id ISD-001 repeats vessels\[0\]$/),
       );
-      assert.equal(await sut.isEmpty(), true);
+      assert.equal(await bed.sut.isEmpty(), true);
     });
 
     it('refuses unknown top-level keys', async () => {
       await assert.rejects(
-        sut.import({ assets: [asset('TIE-0001')], ships: [] }),
+        bed.sut.import({ assets: [asset('TIE-0001')], ships: [] }),
         rejectedWith(/^ships: unknown list \(expected assets and vessels\)$/),
       );
-      assert.equal(await sut.isEmpty(), true);
+      assert.equal(await bed.sut.isEmpty(), true);
     });
 
     it('refuses unknown record fields', async () => {
       await assert.rejects(
-        sut.import({ assets: [asset('TIE-0001', { colour: 'grey' })], vessels: [vessel('ISD-001', { speed: 'fast' })] }),
+        bed.sut.import({ assets: [asset('TIE-0001', { colour: 'grey' })], vessels: [vessel('ISD-001', { speed: 'fast' })] }),
         rejectedWith(/^assets\[0\](\.|: )colour is not an allowed field$/, /^vessels\[0\](\.|: )speed is not an allowed field$/),
       );
-      assert.equal(await sut.isEmpty(), true);
+      assert.equal(await bed.sut.isEmpty(), true);
     });
 
     for (const file of [null, [], 'assets', 42]) {
       it(`refuses a file that is not an object: ${JSON.stringify(file)}`, async () => {
-        await assert.rejects(sut.import(file), rejectedWith(/must hold an object/));
+        await assert.rejects(bed.sut.import(file), rejectedWith(/must hold an object/));
       });
     }
 
     it('refuses a list that is not an array and a record that is not an object', async () => {
       await assert.rejects(
-        sut.import({ assets: { 'TIE-0001': asset('TIE-0001') }, vessels: [vessel('ISD-001'), 'ISD-002', null] }),
+        bed.sut.import({ assets: { 'TIE-0001': asset('TIE-0001') }, vessels: [vessel('ISD-001'), 'ISD-002', null] }),
         rejectedWith(/^assets: must be an array$/, /^vessels\[1\]: must be an object$/, /^vessels\[2\]: must be an object$/),
       );
-      assert.equal(await sut.isEmpty(), true);
+      assert.equal(await bed.sut.isEmpty(), true);
     });
 
     it('requires reason, decommissioned_at and authorized_by of a decommissioned asset', async () => {
       await assert.rejects(
-        sut.import({ assets: [asset('OLD-0001', { status: 'decommissioned' })] }),
+        bed.sut.import({ assets: [asset('OLD-0001', { status: 'decommissioned' })] }),
         (error: unknown) => {
           assert.ok(error instanceof ImportRejectedError);
           assert.equal(error.problems.length, 1);
@@ -170,7 +156,7 @@ describe('RecordImportService refuses bad records', () => {
           return true;
         },
       );
-      assert.equal(await sut.isEmpty(), true);
+      assert.equal(await bed.sut.isEmpty(), true);
     });
 
     for (const [field, value] of [
@@ -181,7 +167,7 @@ describe('RecordImportService refuses bad records', () => {
     ] as const) {
       it(`refuses a decommissioned asset with ${field} ${JSON.stringify(value)}`, async () => {
         await assert.rejects(
-          sut.import({ assets: [decommissioned('OLD-0001', { [field]: value })] }),
+          bed.sut.import({ assets: [decommissioned('OLD-0001', { [field]: value })] }),
           rejectedWith(names('assets[0]', field)),
         );
       });
@@ -191,7 +177,7 @@ describe('RecordImportService refuses bad records', () => {
     it('refuses a decommissioned_at that Date cannot read as a rejected record, not a RangeError', async () => {
       for (const decommissionedAt of ['2026-W01-1', '2026-123']) {
         await assert.rejects(
-          sut.import({ assets: [decommissioned('OLD-0001', { decommissioned_at: decommissionedAt })] }),
+          bed.sut.import({ assets: [decommissioned('OLD-0001', { decommissioned_at: decommissionedAt })] }),
           rejectedWith(names('assets[0]', 'decommissioned_at')),
         );
       }

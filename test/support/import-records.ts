@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
-import { ImportRejectedError } from '../../src/import/record-import.service';
+import { afterEach, beforeEach } from 'node:test';
+import type { Kysely } from 'kysely';
+import { AssetsRepository } from '../../src/assets';
+import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../../src/database';
+import { FleetRepository } from '../../src/fleet';
+import { ImportRejectedError, RecordImportService } from '../../src/import/record-import.service';
 
 /** Records as an import file holds them, for the import service's specs. */
 export const vessel = (id: string, overrides: Record<string, unknown> = {}) => ({
@@ -43,3 +48,22 @@ export function rejectedWith(...expected: RegExp[]) {
 
 /** "vessels[1]: crew ..." or "vessels[1].crew ...": the record's index and the field. */
 export const names = (record: string, field: string) => new RegExp(`^${record.replace(/[[\]]/g, '\\$&')}(\\.|: )${field}\\b`);
+
+/** A fresh in-memory database and import service for each test of the describe block that calls it. */
+export function importTestbed() {
+  let db: Kysely<DB>;
+  let service: RecordImportService;
+  beforeEach(async () => {
+    db = createDatabase({ dialect: 'sqlite', path: ':memory:' });
+    await migrateToLatest(db);
+    service = new RecordImportService(new AssetsRepository(db), new FleetRepository(db), new TransactionRunner(db));
+  });
+  afterEach(() => db.destroy());
+  return {
+    get sut() {
+      return service;
+    },
+    assetRows: () => db.selectFrom('assets').selectAll().orderBy('asset_id').execute(),
+    vesselRows: () => db.selectFrom('vessels').selectAll().orderBy('id').execute(),
+  };
+}
