@@ -73,7 +73,8 @@ function readOptions(): Options {
     warmUpSeconds,
     connections: positive('connections', 32),
     threads,
-    assets: positive('assets', (warmUpSeconds + rounds * seconds) * DECOMMISSIONS_PER_SECOND_BOUND + 1_000),
+    // Every write workload takes a fresh asset each request, and with --baseline the service runs them twice.
+    assets: positive('assets', WRITES.length * (values.baseline ? 2 : 1) * (warmUpSeconds + rounds * seconds) * DECOMMISSIONS_PER_SECOND_BOUND + 1_000),
     largeFleet: values.vessels === undefined ? undefined : positive('vessels', BASE_VESSELS),
     postgres: values.postgres,
     baseline: values.baseline,

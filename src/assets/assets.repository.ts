@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely, type NotNull } from 'kysely';
-import { type AssetRow, type AssetStatus, countRows, databaseClock, type DB, readInKeyOrder, type NewAsset, selectPage, upsertRows, type UpsertCounts } from '../database';
+import { type AssetRow, type AssetStatus, CompiledStatement, countRows, databaseClock, type DB, readInKeyOrder, type NewAsset, selectPage, upsertRows, type UpsertCounts } from '../database';
 
 /** What the API shows of an asset record, in the order it shows it. */
 export const ASSET_COLUMNS = [
@@ -28,24 +28,36 @@ export interface DecommissionRecord {
   authorized_by: string;
 }
 
+type DecommissionedAsset = DecommissionRecord & { asset_id: string };
+
+/** The asset as the decommission returns it. */
+export type DecommissionedAssetRow = Pick<AssetRow, (typeof DECOMMISSIONED_ASSET_COLUMNS)[number]> & { [K in keyof DecommissionRecord | 'decommissioned_at']: string };
+
 @Injectable()
 export class AssetsRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /** Every decommission runs it, so its SQL is built once (CompiledStatement in the database module says why). */
+  private readonly decommissionStatement: CompiledStatement<DecommissionedAsset, DecommissionedAssetRow>;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.decommissionStatement = new CompiledStatement(db, ['asset_id', 'decommission_reason', 'authorized_by'], (db, { asset_id, ...record }: DecommissionedAsset) =>
+      db
+        .updateTable('assets')
+        .set({ ...record, decommissioned_at: databaseClock(db), status: 'decommissioned' })
+        .where('asset_id', '=', asset_id)
+        .where('status', '=', 'active')
+        .returning(DECOMMISSIONED_ASSET_COLUMNS)
+        .$narrowType<{ [K in keyof DecommissionRecord | 'decommissioned_at']: NotNull }>(),
+    );
+  }
 
   /**
    * The decommission, inside `trx`: one conditional UPDATE that returns the asset, so of two racing
    * decommissions exactly one sees the row; undefined when the asset is absent or not active. Its time
    * is the database's clock, which its audit event is dated by too.
    */
-  decommission(trx: Kysely<DB>, assetId: string, record: DecommissionRecord) {
-    return trx
-      .updateTable('assets')
-      .set({ ...record, decommissioned_at: databaseClock(trx), status: 'decommissioned' })
-      .where('asset_id', '=', assetId)
-      .where('status', '=', 'active')
-      .returning(DECOMMISSIONED_ASSET_COLUMNS)
-      .$narrowType<{ [K in keyof DecommissionRecord | 'decommissioned_at']: NotNull }>()
-      .executeTakeFirst();
+  async decommission(trx: Kysely<DB>, assetId: string, { decommission_reason, authorized_by }: DecommissionRecord): Promise<DecommissionedAssetRow | undefined> {
+    const [asset] = await this.decommissionStatement.run(trx, { asset_id: assetId, decommission_reason, authorized_by });
+    return asset;
   }
 
   /**

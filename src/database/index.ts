@@ -3,6 +3,7 @@ export { DatabaseHealth } from './database-health';
 export { DatabaseClockCheck } from './database-clock';
 export { TransactionRunner } from './transaction-runner';
 export { type GroupEnd, atGroupEnd } from './commit-group';
+export { CompiledStatement } from './compiled-statement';
 export { DedicatedSession } from './dedicated-session';
 export { createDatabase, describeLocation } from './create-database';
 export { isDatabaseUnavailable } from './database-errors';

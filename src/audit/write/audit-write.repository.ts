@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely, type RawBuilder } from 'kysely';
-import { type AuditChainHead, type AuditEventRow, databaseClock, type DB, type GroupEnd, atGroupEnd } from '../../database';
+import { type AuditChainHead, type AuditEventRow, CompiledStatement, databaseClock, type DB, type GroupEnd, atGroupEnd } from '../../database';
 import { chainEvents, DECISION_FIELDS, endAfter, nextEvent, STORED_EVENT_COLUMNS, type UnchainedEvent, appendLeaves, decodeFrontier, encodeFrontier, type StoredNode } from '../trail';
 
 /**
@@ -31,6 +31,35 @@ const storedRow = (event: AuditEventRow) => Object.fromEntries(STORED_EVENT_COLU
 
 const waitingRow = (event: WaitingEvent) => Object.fromEntries(WAITING_COLUMNS.map((column) => [column, event[column]])) as WaitingEvent;
 
+function compileChainStatements(db: Kysely<DB>) {
+  return {
+    /** Rewriting a column to itself takes the head's lock and returns where the chain ends, with the database's clock for the new event. */
+    takeChainEnd: new CompiledStatement(db, [], (db) =>
+      db
+        .updateTable('audit_chain_head')
+        .set((eb) => ({ event_count: eb.ref('event_count') }))
+        .where('id', '=', 1)
+        .returning(['event_count', 'last_event_id', 'last_hash', 'last_occurred_at'])
+        .returning(databaseClock(db).as('clock')),
+    ),
+    insertEvent: new CompiledStatement(db, STORED_EVENT_COLUMNS, (db, event: AuditEventRow) => db.insertInto('audit_events').values(storedRow(event))),
+    moveChainEnd: new CompiledStatement(db, ['event_count', 'last_event_id', 'last_hash', 'last_occurred_at'], (db, end: ChainEnd) =>
+      db.updateTable('audit_chain_head').set(end).where('id', '=', 1),
+    ),
+    readFrontier: new CompiledStatement(db, [], (db) => db.selectFrom('audit_chain_head').select('frontier').where('id', '=', 1)),
+    writeFrontier: new CompiledStatement(db, ['frontier'], (db, { frontier }: Pick<AuditChainHead, 'frontier'>) =>
+      db.updateTable('audit_chain_head').set({ frontier }).where('id', '=', 1),
+    ),
+  };
+}
+
+/**
+ * The writes of the audit trail: events appended to the chain at once (SQLite), or queued and moved into
+ * the chain in batches by the sequencer (PostgreSQL). Every write runs on the executor it is given, the
+ * decision's transaction or the sequencer's own session.
+ */
+type ChainEnd = Pick<AuditChainHead, 'event_count' | 'last_event_id' | 'last_hash' | 'last_occurred_at'>;
+
 /**
  * The writes of the audit trail: events appended to the chain at once (SQLite), or queued and moved into
  * the chain in batches by the sequencer (PostgreSQL). Every write runs on the executor it is given, the
@@ -38,7 +67,12 @@ const waitingRow = (event: WaitingEvent) => Object.fromEntries(WAITING_COLUMNS.m
  */
 @Injectable()
 export class AuditWriteRepository implements GroupEnd<Leaf> {
-  constructor(private readonly db: Kysely<DB>) {}
+  /** The statements every decision on SQLite runs, their SQL built once (CompiledStatement says why). */
+  private readonly chain: ReturnType<typeof compileChainStatements>;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.chain = compileChainStatements(db);
+  }
 
   /**
    * Adds the event at the end of the chain at once, inside `trx`, which must hold the chain's only
@@ -47,26 +81,15 @@ export class AuditWriteRepository implements GroupEnd<Leaf> {
    * (endGroup); in a transaction of no group, at once.
    */
   async appendToChain(trx: Kysely<DB>, fields: WaitingEvent): Promise<void> {
-    // Rewriting a column to itself takes the head's lock and returns where the chain ends, with the database's clock for the new event.
-    const taken = await trx
-      .updateTable('audit_chain_head')
-      .set((eb) => ({ event_count: eb.ref('event_count') }))
-      .where('id', '=', 1)
-      .returning(['event_count', 'last_event_id', 'last_hash', 'last_occurred_at'])
-      .returning(databaseClock(trx).as('clock'))
-      .executeTakeFirst();
+    const [taken] = await this.chain.takeChainEnd.run(trx, {});
     if (taken === undefined) {
       throw new Error('audit_chain_head has no row');
     }
     const { clock, ...end } = taken;
     const event = nextEvent(end, fields, new Date(clock));
-    await trx.insertInto('audit_events').values(storedRow(event)).execute();
-    const head = endAfter(end, event);
-    await trx
-      .updateTable('audit_chain_head')
-      .set({ event_count: head.event_count, last_event_id: head.last_event_id, last_hash: head.last_hash, last_occurred_at: head.last_occurred_at })
-      .where('id', '=', 1)
-      .execute();
+    await this.chain.insertEvent.run(trx, event);
+    const { event_count, last_event_id, last_hash, last_occurred_at } = endAfter(end, event);
+    await this.chain.moveChainEnd.run(trx, { event_count, last_event_id, last_hash, last_occurred_at });
     await atGroupEnd(trx, this, { leaf_index: event.leaf_index, leaf_hash: event.leaf_hash });
   }
 
@@ -76,7 +99,7 @@ export class AuditWriteRepository implements GroupEnd<Leaf> {
    * its transaction.
    */
   async endGroup(trx: Kysely<DB>, leaves: Leaf[]): Promise<void> {
-    const { frontier } = await trx.selectFrom('audit_chain_head').select('frontier').where('id', '=', 1).executeTakeFirstOrThrow();
+    const [{ frontier }] = await this.chain.readFrontier.run(trx, {});
     const size = leaves[0].leaf_index;
     const hashes = decodeFrontier(frontier);
     // A frontier holds one subtree a bit set in its size: one of another size would grow a wrong tree, which must not commit.
@@ -88,7 +111,7 @@ export class AuditWriteRepository implements GroupEnd<Leaf> {
     if (grown.nodes.length > 0) {
       await trx.insertInto('audit_tree_nodes').values(nodeRows(grown.nodes)).execute();
     }
-    await trx.updateTable('audit_chain_head').set({ frontier: encodeFrontier(grown.frontier.hashes) }).where('id', '=', 1).execute();
+    await this.chain.writeFrontier.run(trx, { frontier: encodeFrontier(grown.frontier.hashes) });
   }
 
   /** PostgreSQL: records the event, not yet in the chain, inside `trx`; returns its place in the queue. */
