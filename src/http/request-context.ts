@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 
 declare module 'express-serve-static-core' {
@@ -30,26 +32,25 @@ export function serveApiAlias(req: Request, _res: Response, next: NextFunction):
 }
 
 type Middleware = (req: Request, res: Response, next: (error?: unknown) => void) => void;
+/** A middleware that sees only what node:http gives it, as helmet does. */
+type NodeMiddleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 export type HeaderList = readonly (readonly [name: string, value: string])[];
 
 /**
  * The headers a middleware sets when they do not depend on the request (helmet's, for a fixed policy),
- * read once by running it against a stand-in response. Fails at start-up if it does anything else.
+ * read once by running it against a response that is never sent. Fails at start-up if it does anything else.
  */
-export function headersSetBy(middleware: Middleware): HeaderList {
-  const headers = new Map<string, string>();
+export function headersSetBy(middleware: NodeMiddleware): HeaderList {
+  const request = new IncomingMessage(new Socket());
+  const response = new ServerResponse(request);
   let passed = false;
-  const response = {
-    setHeader: (name: string, value: string) => headers.set(name, value),
-    removeHeader: (name: string) => headers.delete(name),
-  };
-  middleware({} as Request, response as unknown as Response, (error?: unknown) => {
+  middleware(request, response, (error?: unknown) => {
     passed = error === undefined;
   });
   if (!passed) {
     throw new Error('the middleware did not pass every request on with fixed headers');
   }
-  return [...headers];
+  return Object.entries(response.getHeaders()).map(([name, value]) => [name, String(value)] as const);
 }
 
 /**
