@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AuditService } from '../src/audit';
 import { describeEachDatabase } from './support/databases';
 import { auditEventsOf, decideRequest, decommission, expectErrorBody, recommission, verifyAuditChain } from './support/http';
-import { startTestApp, type TestApp } from './support/test-app';
+import { type RunningServer, startServer } from './support/processes';
+import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
 
 /**
  * The two-person rule under DECOMMISSION_APPROVAL=required, as attacked from outside (issue 36, findings
@@ -256,5 +258,48 @@ describe('DECOMMISSION_REQUESTS_PER_OFFICER at its default', () => {
       await decommission(t, assetId, requester, ASK).expect(202);
     }
     expectErrorBody(await decommission(t, extraAssets(6)[5], requester, ASK), 429, 'DECOMMISSION_REQUEST_LIMIT');
+  });
+});
+
+describe('pending requests per officer across two instances on one PostgreSQL database', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, () => {
+  const LIMIT = '3';
+  let t: TestApp;
+  let other: RunningServer;
+  const assets = extraAssets(16);
+
+  before(async () => {
+    t = await startTestApp({ engine: 'postgres', env: { DECOMMISSION_APPROVAL: 'required', DECOMMISSION_REQUESTS_PER_OFFICER: LIMIT } });
+    other = await startServer({
+      // The same working directory: the same generated audit signing key.
+      cwd: dirname(t.config.dataDir),
+      env: {
+        DATABASE_URL: t.config.database.dialect === 'postgres' ? t.config.database.url : '',
+        JWT_SECRET: TEST_JWT_SECRET,
+        SEED_DEMO: 'false',
+        MIGRATE_ON_START: 'false',
+        RATE_LIMIT_ENABLED: 'false',
+        DECOMMISSION_APPROVAL: 'required',
+        DECOMMISSION_REQUESTS_PER_OFFICER: LIMIT,
+      },
+    });
+    await addAssets(t, assets);
+  });
+  after(async () => {
+    await other.stop();
+    await t.close();
+  });
+
+  it('lets exactly the limit through when one officer races requests for many assets on both instances', async () => {
+    const racer = t.bearer('officer-racer', 7);
+    const onOther = (assetId: string) =>
+      fetch(`${other.url}/v1/assets/${assetId}`, { method: 'DELETE', headers: { Authorization: racer, 'Content-Type': 'application/json' }, body: JSON.stringify(ASK) });
+
+    const statuses = await Promise.all(
+      assets.map(async (assetId, index) => (index % 2 === 0 ? (await onOther(assetId)).status : (await decommission(t, assetId, racer, ASK)).status)),
+    );
+
+    assert.deepEqual([statuses.filter((s) => s === 202).length, statuses.filter((s) => s === 429).length], [3, assets.length - 3], String(statuses));
+    const pending = await t.db.selectFrom('decommission_requests').select('request_id').where('requested_by', '=', 'officer-racer').where('state', '=', 'pending').execute();
+    assert.equal(pending.length, 3);
   });
 });
