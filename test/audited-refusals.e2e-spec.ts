@@ -54,6 +54,7 @@ const METRICS_TOKEN = 'metrics-token-of-the-audited-refusals-suite';
 const REQUESTER = 'officer-requester';
 const APPROVER = 'officer-approver';
 const ADMIRAL = 'admiral-10';
+const HOARDER = 'officer-hoarder';
 
 const operationOf = ({ method, path }: Pick<Route, 'method' | 'path'>) => `${method.toUpperCase()} ${path}`;
 
@@ -65,17 +66,17 @@ function clearanceOf(route: Route): { level: number; errorCode: string } | undef
 }
 
 /**
- * The refusals the operation documents besides 400, the token's 401 and the clearance's 403, as
- * statuses: each must be walked below. A 403 counts when it names a refusal other than the clearance's.
+ * The refusals the operation documents besides 400, the token's 401, the clearance's 403 and the rate
+ * limit's 429, as statuses: each must be walked below. A 403 or a 429 counts when it names a refusal of its own.
  */
 function domainRefusalsOf(route: Route): number[] {
   return Object.entries(route.operation.responses)
     .filter(([status, response]) => {
-      if (!['403', '404', '409', '422'].includes(status)) {
+      if (!['403', '404', '409', '422', '429'].includes(status)) {
         return false;
       }
-      const besidesClearance = (response as ResponseObject).description.replace(/Clearance below \d+ \(\w+\)/g, '');
-      return status !== '403' || /\([A-Z_]+\)/.test(besidesClearance);
+      const besidesShared = (response as ResponseObject).description.replace(/Clearance below \d+ \(\w+\)|\(RATE_LIMITED\)/g, '');
+      return !['403', '429'].includes(status) || /\([A-Z_]+\)/.test(besidesShared);
     })
     .map(([status]) => Number(status));
 }
@@ -278,6 +279,21 @@ describeEachDatabase('every refusal of every operation records exactly one denia
       await approval.db.updateTable('decommission_requests').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('request_id', '=', requestId).execute();
       return requestId;
     };
+    /** The officer holds as many pending requests as one may (on assets of no other refusal); gives what ends them. */
+    const heldToTheLimit = async (officer: string) => {
+      const held = Array.from({ length: approval.config.decommissionApproval.requestsPerOfficer }, (_, index) => ({
+        request_id: randomUUID(),
+        asset_id: `HLD-${String(index).padStart(4, '0')}`,
+        state: 'pending' as const,
+        requested_by: officer,
+        authorized_by: APPROVER,
+        reason: 'Held',
+        created_at: new Date().toISOString(),
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      }));
+      await approval.db.insertInto('decommission_requests').values(held).execute();
+      return () => approval.db.deleteFrom('decommission_requests').where('requested_by', '=', officer).execute();
+    };
     const byOfficer = (id: string, clearance: number, assetId: string | null) => ({ actor: [id, clearance] as [string, number], assetId });
     const expiryBy = (id: string, clearance: number, assetId: string) => () => [
       { action: 'decommission.expire', outcome: 'allowed', reason: null, actor: id, actor_clearance: clearance, asset_id: assetId },
@@ -361,6 +377,51 @@ describeEachDatabase('every refusal of every operation records exactly one denia
         denial: { action: 'asset.decommission', reason: 'ASSET_NOT_FOUND', ...byOfficer(REQUESTER, 7, 'XYZ-9999') },
       },
       {
+        operation: 'DELETE /v1/assets/{asset_id}',
+        name: 'a DELETE by an officer who holds as many pending requests as one may',
+        on: 'approval',
+        status: 429,
+        errorCode: 'DECOMMISSION_REQUEST_LIMIT',
+        arrange: async () => {
+          const settle = await heldToTheLimit(HOARDER);
+          return { send: () => decommission(approval, 'TIE-0001', approval.bearer(HOARDER, 7), ASK), settle };
+        },
+        denial: { action: 'asset.decommission', reason: 'DECOMMISSION_REQUEST_LIMIT', ...byOfficer(HOARDER, 7, 'TIE-0001') },
+      },
+      {
+        operation: 'POST /v1/assets/{asset_id}/recommission',
+        name: 'a recommission whose authorized_by is the caller',
+        on: 'approval',
+        status: 422,
+        errorCode: 'AUTHORIZED_BY_IS_CALLER',
+        arrange: async () => ({ send: () => recommission(approval, 'OLD-0001', requester(), { ...DECOMMISSION_BODY, authorized_by: REQUESTER }) }),
+        denial: { action: 'asset.recommission', reason: 'AUTHORIZED_BY_IS_CALLER', ...byOfficer(REQUESTER, 7, 'OLD-0001') },
+      },
+      {
+        operation: 'POST /v1/assets/{asset_id}/recommission',
+        name: 'a recommission of an asset with a pending request',
+        on: 'approval',
+        status: 409,
+        errorCode: 'DECOMMISSION_REQUEST_PENDING',
+        arrange: async () => {
+          const requestId = (await recommission(approval, 'OLD-0001', requester(), ASK).expect(202)).body.data.request_id;
+          return { send: () => recommission(approval, 'OLD-0001', requester(), ASK), settle: () => decideRequest(approval, requestId, 'withdraw', requester()).expect(200) };
+        },
+        denial: { action: 'asset.recommission', reason: 'DECOMMISSION_REQUEST_PENDING', ...byOfficer(REQUESTER, 7, 'OLD-0001') },
+      },
+      {
+        operation: 'POST /v1/assets/{asset_id}/recommission',
+        name: 'a recommission by an officer who holds as many pending requests as one may',
+        on: 'approval',
+        status: 429,
+        errorCode: 'DECOMMISSION_REQUEST_LIMIT',
+        arrange: async () => {
+          const settle = await heldToTheLimit(HOARDER);
+          return { send: () => recommission(approval, 'OLD-0001', approval.bearer(HOARDER, 7), ASK), settle };
+        },
+        denial: { action: 'asset.recommission', reason: 'DECOMMISSION_REQUEST_LIMIT', ...byOfficer(HOARDER, 7, 'OLD-0001') },
+      },
+      {
         operation: 'GET /v1/decommission-requests/{request_id}',
         name: 'a GET of an unknown decommission request',
         on: 'approval',
@@ -438,6 +499,23 @@ describeEachDatabase('every refusal of every operation records exactly one denia
           return { send: () => decideRequest(approval, requestId, 'approve', approver()) };
         },
         denial: { action: 'asset.decommission', reason: 'ASSET_NOT_FOUND', ...byOfficer(APPROVER, 8, null) },
+      },
+      {
+        operation: 'POST /v1/decommission-requests/{request_id}/approve',
+        name: 'an approval of a recommission whose asset is active again, as the recommission it would make, on no asset of its path',
+        on: 'approval',
+        status: 409,
+        errorCode: 'ASSET_NOT_DECOMMISSIONED',
+        arrange: async () => {
+          const requestId = (await recommission(approval, 'OLD-0001', requester(), ASK).expect(202)).body.data.request_id;
+          await approval.db.updateTable('assets').set({ status: 'active' }).where('asset_id', '=', 'OLD-0001').execute();
+          const settle = async () => {
+            await approval.db.updateTable('assets').set({ status: 'decommissioned' }).where('asset_id', '=', 'OLD-0001').execute();
+            await decideRequest(approval, requestId, 'withdraw', requester()).expect(200);
+          };
+          return { send: () => decideRequest(approval, requestId, 'approve', approver()), settle };
+        },
+        denial: { action: 'asset.recommission', reason: 'ASSET_NOT_DECOMMISSIONED', ...byOfficer(APPROVER, 8, null) },
       },
     ];
 

@@ -3,11 +3,13 @@ import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagg
 import type { Response } from 'express';
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
 import { ApiErrorResponse } from '../common';
+import { APPROVAL_TTL_MAX_SECONDS } from '../config';
+import type { DecommissionRequestKind } from '../database';
 import { RequestOrigin } from '../http';
 import { ASSET_ACCESS_DENIED_MESSAGE, ASSET_NOT_DECOMMISSIONED_MESSAGE, AssetAccessDeniedError } from './assets.errors';
 import { AssetsService } from './assets.service';
 import { ASSET_ACTIONS } from './assets.vocabulary';
-import { AUTHORIZED_BY_IS_CALLER_MESSAGE } from './decommission-requests.errors';
+import { AUTHORIZED_BY_IS_CALLER_MESSAGE, requestLimitMessage } from './decommission-requests.errors';
 import { DecommissionRequestsService } from './decommission-requests.service';
 import { DecommissionRequestResponseDto, EXAMPLE_REQUEST_ID } from './dto/decommission-request.dto';
 import {
@@ -26,6 +28,24 @@ import {
  * every asset route refuses before it reads an asset, with DELETE's answer.
  */
 const REVEALS_ASSETS = { action: ASSET_ACTIONS.read, deniedError: AssetAccessDeniedError.forbidden };
+
+/** DECOMMISSION_APPROVAL=required: the 202 that a change waiting for its second officer answers. */
+const ApiPendingRequestResponse = (kind: DecommissionRequestKind) =>
+  ApiResponse({
+    status: HttpStatus.ACCEPTED,
+    type: DecommissionRequestResponseDto,
+    description: `DECOMMISSION_APPROVAL=required: a pending request of kind ${kind}; the asset stays as it is until authorized_by approves it`,
+    headers: { Location: { description: `The request: /v1/decommission-requests/${EXAMPLE_REQUEST_ID}`, schema: { type: 'string', pattern: '^/v1/decommission-requests/[0-9a-f-]{36}$', maxLength: 61 } } },
+  });
+
+const ApiRequestLimitResponse = () =>
+  ApiErrorResponse(
+    429,
+    'DECOMMISSION_REQUEST_LIMIT',
+    requestLimitMessage(5),
+    'DECOMMISSION_APPROVAL=required: the caller already holds DECOMMISSION_REQUESTS_PER_OFFICER pending requests (DECOMMISSION_REQUEST_LIMIT)',
+    { 'Retry-After': { description: 'Seconds until the oldest of those requests expires', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: APPROVAL_TTL_MAX_SECONDS } } },
+  );
 
 @ApiTags('assets')
 @Controller('v1/assets')
@@ -46,19 +66,15 @@ export class AssetsController {
     description:
       'Removes an active asset from the active records. Checks run in order: token (401), clearance (403), input (400), asset active (404). Every attempt is audited. ' +
       'With DECOMMISSION_APPROVAL=required it opens a decommission request instead (202), which the officer named in authorized_by approves with their own token: ' +
-      'authorized_by must then be that officer\'s token subject, not the caller\'s (422), and an asset with a pending request gets 409.',
+      'authorized_by must then be that officer\'s token subject, not the caller\'s (422), an asset with a pending request gets 409, and an officer holding DECOMMISSION_REQUESTS_PER_OFFICER pending requests 429.',
   })
   @ApiOkResponse({ type: DecommissionResponseDto, description: 'Decommissioned: the asset and its decommission fields as now stored' })
-  @ApiResponse({
-    status: HttpStatus.ACCEPTED,
-    type: DecommissionRequestResponseDto,
-    description: 'DECOMMISSION_APPROVAL=required: a pending decommission request; the asset stays active until authorized_by approves it',
-    headers: { Location: { description: `The request: /v1/decommission-requests/${EXAMPLE_REQUEST_ID}`, schema: { type: 'string', pattern: '^/v1/decommission-requests/[0-9a-f-]{36}$', maxLength: 61 } } },
-  })
+  @ApiPendingRequestResponse('decommission')
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'reason must not be blank', 'Invalid asset id or body (VALIDATION_ERROR)')
   @ApiErrorResponse(404, 'ASSET_ACCESS_DENIED', ASSET_ACCESS_DENIED_MESSAGE, 'No active asset with that id (ASSET_ACCESS_DENIED)')
   @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_PENDING', `Asset TIE-0001 already has a pending decommission request: ${EXAMPLE_REQUEST_ID}`, 'DECOMMISSION_APPROVAL=required: the asset has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING)')
   @ApiErrorResponse(422, 'AUTHORIZED_BY_IS_CALLER', AUTHORIZED_BY_IS_CALLER_MESSAGE, 'DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER)')
+  @ApiRequestLimitResponse()
   async decommission(
     @Param() { asset_id }: AssetIdParamDto,
     @Body() body: DecommissionAssetDto,
@@ -67,9 +83,7 @@ export class AssetsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<DecommissionResponseDto | DecommissionRequestResponseDto> {
     if (this.requests.required) {
-      const request = await this.requests.open(asset_id, body, officer, origin);
-      response.status(HttpStatus.ACCEPTED).location(`/v1/decommission-requests/${request.request_id}`);
-      return { status: 'success', data: request };
+      return this.openRequest('decommission', asset_id, body, officer, origin, response);
     }
     const data = await this.assets.decommission(asset_id, body, officer, origin);
     return { status: 'success', message: `Asset ${asset_id} decommissioned successfully`, data };
@@ -84,19 +98,33 @@ export class AssetsController {
   @ApiOperation({
     summary: 'Recommission a decommissioned asset (clearance 7 or higher)',
     description:
-      'Returns a decommissioned asset to the active records; its earlier decommission stays in the audit trail. Checks run in order: token (401), clearance (403), input (400), asset exists (404), asset decommissioned (409). Every attempt is audited.',
+      'Returns a decommissioned asset to the active records; its earlier decommission stays in the audit trail. Checks run in order: token (401), clearance (403), input (400), asset exists (404), asset decommissioned (409). Every attempt is audited. ' +
+      'With DECOMMISSION_APPROVAL=required it opens a request of kind recommission instead (202), approved as a decommission request is, under the same rules: ' +
+      "authorized_by must be another officer's token subject (422), an asset with a pending request gets 409, and an officer holding DECOMMISSION_REQUESTS_PER_OFFICER pending requests 429.",
   })
   @ApiOkResponse({ type: RecommissionResponseDto, description: 'Recommissioned: the asset record, active again' })
+  @ApiPendingRequestResponse('recommission')
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'reason must not be blank', 'Invalid asset id or body (VALIDATION_ERROR)')
   @ApiErrorResponse(404, 'ASSET_ACCESS_DENIED', ASSET_ACCESS_DENIED_MESSAGE, 'No asset with that id (ASSET_ACCESS_DENIED)')
-  @ApiErrorResponse(409, 'ASSET_NOT_DECOMMISSIONED', ASSET_NOT_DECOMMISSIONED_MESSAGE, 'The asset is active (ASSET_NOT_DECOMMISSIONED)')
+  @ApiErrorResponse(
+    409,
+    'ASSET_NOT_DECOMMISSIONED',
+    ASSET_NOT_DECOMMISSIONED_MESSAGE,
+    'The asset is active (ASSET_NOT_DECOMMISSIONED), or, with DECOMMISSION_APPROVAL=required, it has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING)',
+  )
+  @ApiErrorResponse(422, 'AUTHORIZED_BY_IS_CALLER', AUTHORIZED_BY_IS_CALLER_MESSAGE, 'DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER)')
+  @ApiRequestLimitResponse()
   async recommission(
     @Param() { asset_id }: AssetIdParamDto,
     // Validated as DELETE's body is; its reason and officer are the audit event's details.
     @Body() body: RecommissionAssetDto,
     @CurrentOfficer() officer: AuthenticatedOfficer,
     @RequestOrigin() origin: RequestOrigin,
-  ): Promise<RecommissionResponseDto> {
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<RecommissionResponseDto | DecommissionRequestResponseDto> {
+    if (this.requests.required) {
+      return this.openRequest('recommission', asset_id, body, officer, origin, response);
+    }
     const data = await this.assets.recommission(asset_id, body, officer, origin);
     return { status: 'success', message: `Asset ${asset_id} recommissioned successfully`, data };
   }
@@ -118,5 +146,19 @@ export class AssetsController {
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'status must be one of the following values: active, decommissioned', 'Invalid status, limit or page (VALIDATION_ERROR)')
   async list(@Query() query: ListAssetsQueryDto): Promise<AssetListResponseDto> {
     return { status: 'success', data: await this.assets.list(query) };
+  }
+
+  /** DECOMMISSION_APPROVAL=required: the change waits for a second officer; 202 with the request and its Location. */
+  private async openRequest(
+    kind: DecommissionRequestKind,
+    assetId: string,
+    body: DecommissionAssetDto,
+    officer: AuthenticatedOfficer,
+    origin: RequestOrigin,
+    response: Response,
+  ): Promise<DecommissionRequestResponseDto> {
+    const request = await this.requests.open(kind, assetId, body, officer, origin);
+    response.status(HttpStatus.ACCEPTED).location(`/v1/decommission-requests/${request.request_id}`);
+    return { status: 'success', data: request };
   }
 }

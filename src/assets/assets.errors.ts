@@ -41,7 +41,8 @@ export class AssetNotDecommissionedError extends AuditedDenial {
   readonly errorCode = 'ASSET_NOT_DECOMMISSIONED';
   readonly denialReason: AssetDenialReason = 'ASSET_NOT_DECOMMISSIONED';
 
-  constructor() {
+  /** @param deniedAction the operation refused, when it is not the route's (an approval's recommission) */
+  constructor(override readonly deniedAction?: string) {
     super(ASSET_NOT_DECOMMISSIONED_MESSAGE);
   }
 }

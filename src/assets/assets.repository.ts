@@ -68,8 +68,8 @@ export class AssetsRepository {
     return trx.updateTable('assets').set({ status: 'active' }).where('asset_id', '=', assetId).where('status', '=', 'decommissioned').returning(ASSET_COLUMNS).executeTakeFirst();
   }
 
-  findById(assetId: string) {
-    return this.db.selectFrom('assets').select(ASSET_COLUMNS).where('asset_id', '=', assetId).executeTakeFirst();
+  findById(assetId: string, executor: Kysely<DB> = this.db) {
+    return executor.selectFrom('assets').select(ASSET_COLUMNS).where('asset_id', '=', assetId).executeTakeFirst();
   }
 
   findPage(status: AssetStatus | undefined, limit: number, offset: number) {

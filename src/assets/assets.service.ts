@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import type { Kysely } from 'kysely';
 import { AuditService } from '../audit';
 import { type Actor, pageMeta, pageOffset, type RequestOrigin, ResourceNotFoundError } from '../common';
-import { TransactionRunner } from '../database';
+import { type DB, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
 import { AssetAccessDeniedError, AssetNotDecommissionedError } from './assets.errors';
 import { AssetsRepository } from './assets.repository';
@@ -49,23 +50,29 @@ export class AssetsService {
   /**
    * A decommissioned asset becomes active again, its audit event committed with the change; an absent
    * asset is refused as DELETE refuses it, an active one with 409. Both refusals are recorded denials.
+   * `approvedRequestId` names the request whose approval this is, in the event's details.
    */
-  async recommission(assetId: string, request: RecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<AssetDto> {
-    const action = ASSET_ACTIONS.recommission;
-    const recommissioned = await this.transactions.run(async (trx) => {
+  async recommission(assetId: string, request: RecommissionAssetDto, officer: Actor, origin: RequestOrigin, approvedRequestId?: string): Promise<AssetDto> {
+    return this.transactions.run(async (trx) => {
       const asset = await this.assets.recommission(trx, assetId);
-      if (asset) {
-        await this.audit.append(trx, { action, outcome: 'allowed', actor: officer, origin, details: { reason: request.reason, authorized_by: request.authorized_by } });
+      if (!asset) {
+        // Thrown inside the transaction: an approval that would make this recommission is undone with it.
+        throw await this.recommissionRefusal(assetId, trx);
       }
+      const details = { request_id: approvedRequestId, reason: request.reason, authorized_by: request.authorized_by };
+      await this.audit.append(trx, { action: ASSET_ACTIONS.recommission, outcome: 'allowed', actor: officer, origin, details });
       return asset;
     });
-    if (recommissioned) {
-      return recommissioned;
-    }
-    if (await this.assets.findById(assetId)) {
-      throw new AssetNotDecommissionedError();
-    }
-    throw AssetAccessDeniedError.notFound();
+  }
+
+  /**
+   * Why the asset cannot be recommissioned: it is active (409), or absent (404, as DELETE answers); named
+   * as a recommission's refusal, whichever route asked (an approval's is not its own step's). Read in
+   * `executor` when a transaction is open, which on SQLite holds the one connection.
+   */
+  async recommissionRefusal(assetId: string, executor?: Kysely<DB>): Promise<AssetNotDecommissionedError | AssetAccessDeniedError> {
+    const action = ASSET_ACTIONS.recommission;
+    return (await this.assets.findById(assetId, executor)) ? new AssetNotDecommissionedError(action) : AssetAccessDeniedError.notFound(action);
   }
 
   async findOne(assetId: string): Promise<AssetDto> {

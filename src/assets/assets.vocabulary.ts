@@ -7,7 +7,7 @@ export const ASSET_ACTIONS = {
   read: 'asset.read',
 } as const;
 
-/** DECOMMISSION_APPROVAL=required: the steps of a decommission request. */
+/** DECOMMISSION_APPROVAL=required: the steps of a decommission request, of either kind (decommission or recommission). */
 export const DECOMMISSION_REQUEST_ACTIONS = {
   request: 'decommission.request',
   approve: 'decommission.approve',
@@ -28,5 +28,6 @@ export const DECOMMISSION_REQUEST_DENIAL_REASONS = [
   'NOT_REQUESTER',
   'DECOMMISSION_REQUEST_NOT_PENDING',
   'DECOMMISSION_REQUEST_EXPIRED',
+  'DECOMMISSION_REQUEST_LIMIT',
 ] as const;
 export type DecommissionRequestDenialReason = (typeof DECOMMISSION_REQUEST_DENIAL_REASONS)[number];

@@ -1,13 +1,13 @@
 import { Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
 import { ApiErrorResponse } from '../common';
 import { RequestOrigin } from '../http';
 import { ASSET_ACCESS_DENIED_MESSAGE } from './assets.errors';
 import { DECOMMISSION_REQUEST_ACTIONS } from './assets.vocabulary';
-import { NOT_AUTHORIZING_OFFICER_MESSAGE, NOT_PENDING_MESSAGE, NOT_REQUESTER_MESSAGE } from './decommission-requests.errors';
-import { DecommissionRequestsService } from './decommission-requests.service';
-import { DecommissionResponseDto } from './dto/asset.dto';
+import { NOT_AUTHORIZING_OFFICER_MESSAGE, NOT_PENDING_MESSAGE, NOT_REJECTING_OFFICER_MESSAGE, NOT_REQUESTER_MESSAGE } from './decommission-requests.errors';
+import { type ApprovedChange, DecommissionRequestsService } from './decommission-requests.service';
+import { DecommissionResponseDto, RecommissionResponseDto } from './dto/asset.dto';
 import {
   DecommissionRequestIdParamDto,
   DecommissionRequestListResponseDto,
@@ -19,10 +19,13 @@ import {
   ListDecommissionRequestsQueryDto,
 } from './dto/decommission-request.dto';
 
+/** The body of the direct route that the request's kind stands for: DELETE's or the recommission's. */
+type ApprovalResponse = Omit<DecommissionResponseDto | RecommissionResponseDto, 'data'> & { data: ApprovedChange['asset'] };
+
 const NOT_FOUND = `Decommission request ${EXAMPLE_REQUEST_ID} not found`;
 const STATE_CONFLICT = 'Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED)';
 
-/** The second officer's side of a decommission under DECOMMISSION_APPROVAL=required (docs/api.md#two-officers-for-a-decommission). */
+/** The second officer's side of a decommission or recommission under DECOMMISSION_APPROVAL=required (docs/api.md#two-officers-for-a-decommission). */
 @ApiTags('decommission requests')
 @Controller('v1/decommission-requests')
 export class DecommissionRequestsController {
@@ -64,33 +67,46 @@ export class DecommissionRequestsController {
   @ApiOperation({
     summary: 'Approve a decommission request: the officer it names as authorized_by (clearance 7 or higher)',
     description:
-      'Decommissions the asset as a direct DELETE does, and marks the request approved, in one transaction; of concurrent approvals exactly one succeeds. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409), asset active (404). Every attempt is audited.',
+      'Decommissions the asset as a direct DELETE does (or, for a request of kind recommission, recommissions it as a direct recommission does), and marks the request approved, in one transaction; of concurrent approvals exactly one succeeds. ' +
+      'Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409), asset active (404) or, for a recommission, asset decommissioned (409). Every attempt is audited.',
   })
-  @ApiOkResponse({ type: DecommissionResponseDto, description: "Decommissioned: the spec's decommission body" })
+  @ApiExtraModels(DecommissionResponseDto, RecommissionResponseDto)
+  @ApiOkResponse({
+    schema: { anyOf: [{ $ref: getSchemaPath(DecommissionResponseDto) }, { $ref: getSchemaPath(RecommissionResponseDto) }] },
+    description: "A request of kind decommission: the asset decommissioned, the spec's decommission body. Of kind recommission: the asset recommissioned, the recommission body",
+  })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'request_id must be a UUID', 'Invalid request id (VALIDATION_ERROR)')
   @ApiErrorResponse(403, 'DECOMMISSION_REQUEST_FORBIDDEN', NOT_AUTHORIZING_OFFICER_MESSAGE, 'Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not authorized_by (DECOMMISSION_REQUEST_FORBIDDEN)')
   @ApiErrorResponse(404, 'DECOMMISSION_REQUEST_NOT_FOUND', NOT_FOUND, 'No request with that id (DECOMMISSION_REQUEST_NOT_FOUND), or its asset is no longer active (ASSET_ACCESS_DENIED: ' + ASSET_ACCESS_DENIED_MESSAGE + ')')
-  @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_NOT_PENDING', `${NOT_PENDING_MESSAGE}: it was approved`, STATE_CONFLICT)
+  @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_NOT_PENDING', `${NOT_PENDING_MESSAGE}: it was approved`, `${STATE_CONFLICT}; a recommission's asset is active (ASSET_NOT_DECOMMISSIONED)`)
   async approve(
     @Param() { request_id }: DecommissionRequestIdParamDto,
     @CurrentOfficer() officer: AuthenticatedOfficer,
     @RequestOrigin() origin: RequestOrigin,
-  ): Promise<DecommissionResponseDto> {
-    const data = await this.requests.approve(request_id, officer, origin);
-    return { status: 'success', message: `Asset ${data.asset_id} decommissioned successfully`, data };
+  ): Promise<ApprovalResponse> {
+    const change = await this.requests.approve(request_id, officer, origin);
+    const message = `Asset ${change.asset.asset_id} ${change.kind}ed successfully`;
+    return { status: 'success', message, data: change.asset };
   }
 
   @Post(':request_id/reject')
   @HttpCode(HttpStatus.OK)
   @RequiresClearance(7, { action: DECOMMISSION_REQUEST_ACTIONS.reject })
   @ApiOperation({
-    summary: 'Reject a decommission request: the officer it names as authorized_by (clearance 7 or higher)',
-    description: 'The asset stays active. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409). Every attempt is audited.',
+    summary: 'Reject a decommission request: the officer it names as authorized_by, or any officer of clearance 9 or higher',
+    description:
+      'The asset stays as it is. An officer of clearance 9 or higher may reject any pending request, named in it or not (a way out of requests naming officers who never answer); the rejection records that officer as its actor. ' +
+      'Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by or of clearance 9 or higher (403), request pending (409). Every attempt is audited.',
   })
   @ApiParam({ name: 'request_id', ...REQUEST_ID_SCHEMA, example: EXAMPLE_REJECTED_REQUEST_ID, description: 'The request_id the DELETE answered.' })
   @ApiOkResponse({ type: DecommissionRequestResponseDto, description: 'Rejected: the request, now rejected' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'request_id must be a UUID', 'Invalid request id (VALIDATION_ERROR)')
-  @ApiErrorResponse(403, 'DECOMMISSION_REQUEST_FORBIDDEN', NOT_AUTHORIZING_OFFICER_MESSAGE, 'Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not authorized_by (DECOMMISSION_REQUEST_FORBIDDEN)')
+  @ApiErrorResponse(
+    403,
+    'DECOMMISSION_REQUEST_FORBIDDEN',
+    NOT_REJECTING_OFFICER_MESSAGE,
+    'Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is neither authorized_by nor of clearance 9 or higher (DECOMMISSION_REQUEST_FORBIDDEN)',
+  )
   @ApiErrorResponse(404, 'DECOMMISSION_REQUEST_NOT_FOUND', NOT_FOUND, 'No request with that id (DECOMMISSION_REQUEST_NOT_FOUND)')
   @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_NOT_PENDING', `${NOT_PENDING_MESSAGE}: it was approved`, STATE_CONFLICT)
   async reject(

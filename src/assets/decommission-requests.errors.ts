@@ -2,7 +2,7 @@ import { HttpStatus } from '@nestjs/common';
 import { AuditedDenial } from '../common';
 import type { DecommissionRequestDenialReason } from './assets.vocabulary';
 
-export const AUTHORIZED_BY_IS_CALLER_MESSAGE = 'authorized_by must name another officer than the caller: a decommission needs a second officer';
+export const AUTHORIZED_BY_IS_CALLER_MESSAGE = 'authorized_by must name another officer than the caller: a decommission or a recommission needs a second officer';
 
 /** DECOMMISSION_APPROVAL=required: the caller named themselves as the officer who approves. */
 export class AuthorizedByIsCallerError extends AuditedDenial {
@@ -36,7 +36,8 @@ export class DecommissionRequestNotFoundError extends AuditedDenial {
   }
 }
 
-export const NOT_AUTHORIZING_OFFICER_MESSAGE = 'Only the officer named in the request as authorized_by may approve or reject it';
+export const NOT_AUTHORIZING_OFFICER_MESSAGE = 'Only the officer named in the request as authorized_by may approve it';
+export const NOT_REJECTING_OFFICER_MESSAGE = 'Only the officer named in the request as authorized_by, or an officer of clearance 9 or higher, may reject it';
 export const NOT_REQUESTER_MESSAGE = 'Only the officer who made the request may withdraw it';
 
 /** A decision on a request by an officer it does not name for that decision; recorded on the request's asset. */
@@ -80,5 +81,24 @@ export class DecommissionRequestExpiredError extends AuditedDenial {
     override readonly deniedAssetId: string,
   ) {
     super(`Decommission request expired at ${expiresAt}; make a new one`);
+  }
+}
+
+export const requestLimitMessage = (limit: number) =>
+  `The caller already has ${limit} pending decommission requests, the most one officer may hold; one must be approved, rejected, withdrawn or expire first`;
+
+/**
+ * The officer already holds DECOMMISSION_REQUESTS_PER_OFFICER pending requests: one officer must not
+ * hold every asset. Retry-After: until the oldest of them expires, when its place frees at the latest.
+ */
+export class DecommissionRequestLimitError extends AuditedDenial {
+  readonly status = HttpStatus.TOO_MANY_REQUESTS;
+  readonly errorCode = 'DECOMMISSION_REQUEST_LIMIT';
+  readonly denialReason: DecommissionRequestDenialReason = 'DECOMMISSION_REQUEST_LIMIT';
+  override readonly headers: Readonly<Record<string, string>>;
+
+  constructor(limit: number, retryAfterSeconds: number) {
+    super(requestLimitMessage(limit));
+    this.headers = { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) };
   }
 }

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely, sql } from 'kysely';
-import type { DB, DecommissionRequestState } from '../database';
+import { type DB, type DecommissionRequestKind, type DecommissionRequestState, serializeWithin } from '../database';
 
 /** What the API shows of a decommission request, in the order it shows it. */
 export const DECOMMISSION_REQUEST_COLUMNS = [
   'request_id',
   'asset_id',
+  'kind',
   'state',
   'requested_by',
   'authorized_by',
@@ -19,6 +20,7 @@ export const DECOMMISSION_REQUEST_COLUMNS = [
 export interface NewDecommissionRequest {
   requestId: string;
   assetId: string;
+  kind: DecommissionRequestKind;
   requestedBy: string;
   authorizedBy: string;
   reason: string;
@@ -29,9 +31,18 @@ export interface NewDecommissionRequest {
 /** A pending request's decision: who took it, when, and the state it ends in. */
 export interface RequestDecision {
   requestId: string;
-  /** The officer the request must name: authorized_by for an approval or a rejection, requested_by for a withdrawal. */
+  /** The officer taking it: the one the request names (authorized_by to approve or reject, requested_by to withdraw), or for a rejection an officer who may reject any. */
   officer: string;
   decidedAt: string;
+}
+
+/** The status an asset must have for a request of each kind: a decommission retires an active asset, a recommission brings back a retired one. */
+const ASSET_STATUS_FOR: Record<DecommissionRequestKind, 'active' | 'decommissioned'> = { decommission: 'active', recommission: 'decommissioned' };
+
+/** An officer's pending, unexpired requests: how many, and when the oldest of them expires. */
+export interface PendingOfRequester {
+  count: number;
+  firstExpiry: string | null;
 }
 
 /** Each field narrows the listing. */
@@ -46,20 +57,22 @@ export class DecommissionRequestsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
   /**
-   * Opens a request for an active asset, in one statement: nothing when the asset is absent or not
-   * active, or when the asset already has a pending request (the partial unique index refuses it, so
-   * two instances racing open one).
+   * Opens a request for an asset whose status its kind needs (active for a decommission, decommissioned
+   * for a recommission), in one statement: nothing when the asset is absent or has another status, or
+   * when it already has a pending request (the partial unique index refuses it, so two instances racing
+   * open one).
    */
   open(trx: Kysely<DB>, values: NewDecommissionRequest) {
     return trx
       .insertInto('decommission_requests')
-      .columns(['request_id', 'asset_id', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at'])
+      .columns(['request_id', 'asset_id', 'kind', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at'])
       .expression((eb) =>
         eb
           .selectFrom('assets')
           .select([
             eb.val(values.requestId).as('request_id'),
             'asset_id',
+            eb.val(values.kind).as('kind'),
             sql.lit('pending').as('state'),
             eb.val(values.requestedBy).as('requested_by'),
             eb.val(values.authorizedBy).as('authorized_by'),
@@ -68,7 +81,7 @@ export class DecommissionRequestsRepository {
             eb.val(values.expiresAt).as('expires_at'),
           ])
           .where('asset_id', '=', values.assetId)
-          .where('status', '=', 'active'),
+          .where('status', '=', ASSET_STATUS_FOR[values.kind]),
       )
       .onConflict((conflict) => conflict.doNothing())
       .returning(DECOMMISSION_REQUEST_COLUMNS)
@@ -80,8 +93,11 @@ export class DecommissionRequestsRepository {
     return this.decide(trx, 'approved', values).where('authorized_by', '=', values.officer).executeTakeFirst();
   }
 
-  reject(trx: Kysely<DB>, values: RequestDecision) {
-    return this.decide(trx, 'rejected', values).where('authorized_by', '=', values.officer).executeTakeFirst();
+  /** `byOverseer`: an officer of the clearance that may reject any request (docs/api.md#two-officers-for-a-decommission), named in it or not. */
+  reject(trx: Kysely<DB>, values: RequestDecision, byOverseer: boolean) {
+    return this.decide(trx, 'rejected', values)
+      .$if(!byOverseer, (update) => update.where('authorized_by', '=', values.officer))
+      .executeTakeFirst();
   }
 
   withdraw(trx: Kysely<DB>, values: RequestDecision) {
@@ -109,6 +125,23 @@ export class DecommissionRequestsRepository {
       .where('state', '=', 'pending')
       .where('expires_at', '>', values.decidedAt)
       .returning(DECOMMISSION_REQUEST_COLUMNS);
+  }
+
+  /**
+   * The officer's pending requests not yet past their expiry, counted inside `trx` once it holds the
+   * officer's turn: the officer's concurrent requests, on any instance, count one after another, so
+   * none of them passes a limit that the others have reached.
+   */
+  async pendingOfRequester(trx: Kysely<DB>, requestedBy: string, now: string): Promise<PendingOfRequester> {
+    await serializeWithin(trx, 'decommission-requests-of', requestedBy);
+    const { count, firstExpiry } = await trx
+      .selectFrom('decommission_requests')
+      .select((eb) => [eb.fn.countAll<number | bigint>().as('count'), eb.fn.min('expires_at').as('firstExpiry')])
+      .where('requested_by', '=', requestedBy)
+      .where('state', '=', 'pending')
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return { count: Number(count), firstExpiry };
   }
 
   findById(requestId: string) {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import type { Kysely } from 'kysely';
 import { type AuditEntry, AuditService, decodeAuditCursor, encodeAuditCursor } from '../audit';
 import { type Actor, pageNumber, pageOffset, type RequestOrigin } from '../common';
 import { DECOMMISSION_APPROVAL_CONFIG, type DecommissionApprovalConfig } from '../config';
-import { type DecommissionRequestRow, TransactionRunner } from '../database';
+import { type DB, type DecommissionRequestKind, type DecommissionRequestRow, TransactionRunner } from '../database';
 import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsService } from './assets.service';
 import { DECOMMISSION_REQUEST_ACTIONS } from './assets.vocabulary';
@@ -11,10 +12,12 @@ import {
   AuthorizedByIsCallerError,
   DecommissionRequestExpiredError,
   DecommissionRequestForbiddenError,
+  DecommissionRequestLimitError,
   DecommissionRequestNotFoundError,
   DecommissionRequestNotPendingError,
   DecommissionRequestPendingError,
   NOT_AUTHORIZING_OFFICER_MESSAGE,
+  NOT_REJECTING_OFFICER_MESSAGE,
   NOT_REQUESTER_MESSAGE,
 } from './decommission-requests.errors';
 import {
@@ -22,11 +25,29 @@ import {
   DecommissionRequestsRepository,
   type RequestDecision,
 } from './decommission-requests.repository';
-import type { DecommissionAssetDto, DecommissionedAssetDto } from './dto/asset.dto';
+import type { AssetDto, DecommissionAssetDto, DecommissionedAssetDto } from './dto/asset.dto';
 import type { DecommissionRequestDto, DecommissionRequestPageDto, ListDecommissionRequestsQueryDto } from './dto/decommission-request.dto';
 
 type Request = Omit<DecommissionRequestRow, 'id'>;
 type Decision = 'approve' | 'reject' | 'withdraw';
+
+/** What an approval changed: the asset as the direct route answers it, by the request's kind. */
+export type ApprovedChange = { kind: 'decommission'; asset: DecommissionedAssetDto } | { kind: 'recommission'; asset: AssetDto };
+
+/**
+ * The clearance that may reject any pending request, named in it or not: the way out when requests name
+ * officers who do not exist or do not answer. It can only stop a change, never make one, so the rule
+ * that a change takes two officers stays whole.
+ */
+const OVERSEER_CLEARANCE = 9;
+const isOverseer = (officer: Actor) => officer.clearance >= OVERSEER_CLEARANCE;
+
+/** Who is refused a decision, and what they are told. */
+const FORBIDDEN = {
+  approve: ['NOT_AUTHORIZING_OFFICER', NOT_AUTHORIZING_OFFICER_MESSAGE],
+  reject: ['NOT_AUTHORIZING_OFFICER', NOT_REJECTING_OFFICER_MESSAGE],
+  withdraw: ['NOT_REQUESTER', NOT_REQUESTER_MESSAGE],
+} as const;
 
 const DECISION_ACTIONS = {
   approve: DECOMMISSION_REQUEST_ACTIONS.approve,
@@ -41,9 +62,10 @@ const detailsOf = (request: Request) => ({ request_id: request.request_id, reaso
 const originOf = (origin: RequestOrigin, request: Request): RequestOrigin => ({ ...origin, assetId: request.asset_id });
 
 /**
- * DECOMMISSION_APPROVAL=required: a decommission takes two officers. DELETE opens a request naming the
- * officer who must approve it (docs/api.md#two-officers-for-a-decommission); that officer's approval
- * decommissions the asset as a direct DELETE does, in the transaction that marks the request approved.
+ * DECOMMISSION_APPROVAL=required: a decommission, and a recommission that would undo one, take two
+ * officers. DELETE (or POST .../recommission) opens a request naming the officer who must approve it
+ * (docs/api.md#two-officers-for-a-decommission); that officer's approval changes the asset as the direct
+ * route does, in the transaction that marks the request approved.
  * Every state lives in the database, so any instance may take any step; each step is one conditional
  * change recorded with its audit event, so of racing steps exactly one takes effect. A request past its
  * expiry is marked expired, with its event, by the first request that reads it (no timers).
@@ -63,10 +85,11 @@ export class DecommissionRequestsService {
   }
 
   /**
-   * DELETE's answer under the policy: a pending request, refused when the caller names themselves, and
-   * as a direct decommission is when the asset is absent or not active; 409 while one is pending.
+   * DELETE's (or a recommission's) answer under the policy: a pending request of that kind, refused when
+   * the caller names themselves or already holds as many pending requests as one officer may, and as the
+   * direct change is when the asset is absent or has the wrong status; 409 while one is pending.
    */
-  async open(assetId: string, body: DecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
+  async open(kind: DecommissionRequestKind, assetId: string, body: DecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
     if (body.authorized_by === officer.id) {
       throw new AuthorizedByIsCallerError();
     }
@@ -79,6 +102,7 @@ export class DecommissionRequestsService {
     const request = {
       requestId: randomUUID(),
       assetId,
+      kind,
       requestedBy: officer.id,
       authorizedBy: body.authorized_by,
       reason: body.reason,
@@ -86,6 +110,7 @@ export class DecommissionRequestsService {
       expiresAt: new Date(createdAt.getTime() + this.config.ttlSeconds * 1000).toISOString(),
     };
     const opened = await this.transactions.run(async (trx) => {
+      await this.refuseOverLimit(trx, officer, createdAt);
       const row = await this.requests.open(trx, request);
       if (row) {
         const details = { request_id: request.requestId, reason: body.reason, authorized_by: body.authorized_by };
@@ -100,21 +125,24 @@ export class DecommissionRequestsService {
     if (pending) {
       throw new DecommissionRequestPendingError(assetId, pending.request_id);
     }
-    throw AssetAccessDeniedError.notFound();
+    throw kind === 'decommission' ? AssetAccessDeniedError.notFound() : await this.assets.recommissionRefusal(assetId);
   }
 
-  /** The named officer's approval: the asset is decommissioned as by a direct DELETE, in the same transaction. */
-  async approve(requestId: string, officer: Actor, origin: RequestOrigin): Promise<DecommissionedAssetDto> {
+  /** Approval by the named officer: the asset is decommissioned or recommissioned as the direct route does it, in the same transaction. */
+  async approve(requestId: string, officer: Actor, origin: RequestOrigin): Promise<ApprovedChange> {
     const request = await this.pendingFor('approve', requestId, officer, origin);
-    const decommissioned = await this.transactions.run(async (trx) => {
+    const changed = await this.transactions.run(async (trx): Promise<ApprovedChange | undefined> => {
       if (!(await this.requests.approve(trx, this.decision(request, officer)))) {
         return undefined;
       }
       await this.audit.append(trx, this.entry(DECISION_ACTIONS.approve, request, officer, origin));
       const record = { reason: request.reason, authorized_by: request.authorized_by };
-      return this.assets.decommission(request.asset_id, record, officer, originOf(origin, request), request.request_id);
+      const assetOrigin = originOf(origin, request);
+      return request.kind === 'decommission'
+        ? { kind: 'decommission', asset: await this.assets.decommission(request.asset_id, record, officer, assetOrigin, request.request_id) }
+        : { kind: 'recommission', asset: await this.assets.recommission(request.asset_id, record, officer, assetOrigin, request.request_id) };
     });
-    return decommissioned ?? this.refuseDecided('approve', requestId, officer, origin);
+    return changed ?? this.refuseDecided('approve', requestId, officer, origin);
   }
 
   async reject(requestId: string, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
@@ -153,7 +181,8 @@ export class DecommissionRequestsService {
   private async decide(decision: 'reject' | 'withdraw', requestId: string, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
     const request = await this.pendingFor(decision, requestId, officer, origin);
     const decided = await this.transactions.run(async (trx) => {
-      const row = await this.requests[decision](trx, this.decision(request, officer));
+      const values = this.decision(request, officer);
+      const row = decision === 'reject' ? await this.requests.reject(trx, values, isOverseer(officer)) : await this.requests.withdraw(trx, values);
       if (row) {
         await this.audit.append(trx, this.entry(DECISION_ACTIONS[decision], request, officer, origin));
       }
@@ -166,8 +195,8 @@ export class DecommissionRequestsService {
   private async pendingFor(decision: Decision, requestId: string, officer: Actor, origin: RequestOrigin): Promise<Request> {
     const request = await this.current(requestId, officer, origin);
     const party = decision === 'withdraw' ? request.requested_by : request.authorized_by;
-    if (officer.id !== party) {
-      const [reason, message] = decision === 'withdraw' ? (['NOT_REQUESTER', NOT_REQUESTER_MESSAGE] as const) : (['NOT_AUTHORIZING_OFFICER', NOT_AUTHORIZING_OFFICER_MESSAGE] as const);
+    if (officer.id !== party && !(decision === 'reject' && isOverseer(officer))) {
+      const [reason, message] = FORBIDDEN[decision];
       throw new DecommissionRequestForbiddenError(reason, message, request.asset_id);
     }
     if (request.state === 'expired') {
@@ -209,6 +238,14 @@ export class DecommissionRequestsService {
     });
     // Undefined when another request (on any instance) marked it first.
     return expired ?? { ...request, state: 'expired', decided_at: request.expires_at };
+  }
+
+  /** Refuses a new request when the officer already holds as many pending ones as one officer may (counted in turn with the officer's other requests). */
+  private async refuseOverLimit(trx: Kysely<DB>, officer: Actor, now: Date): Promise<void> {
+    const { count, firstExpiry } = await this.requests.pendingOfRequester(trx, officer.id, now.toISOString());
+    if (count >= this.config.requestsPerOfficer) {
+      throw new DecommissionRequestLimitError(this.config.requestsPerOfficer, (Date.parse(firstExpiry ?? now.toISOString()) - now.getTime()) / 1000);
+    }
   }
 
   private decision(request: Request, officer: Actor): RequestDecision {

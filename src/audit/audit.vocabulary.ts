@@ -33,6 +33,7 @@ const DECOMMISSION_REQUEST_DENIAL_REASONS_READ_BY_AUDIT = [
   'NOT_REQUESTER',
   'DECOMMISSION_REQUEST_NOT_PENDING',
   'DECOMMISSION_REQUEST_EXPIRED',
+  'DECOMMISSION_REQUEST_LIMIT',
 ] as const;
 
 /** Every action the trail records, in the order the listing documents them. */

@@ -12,6 +12,7 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const ERROR_BODY = { $ref: '#/components/schemas/ErrorResponseDto' };
 /** The request limit's window, and so the longest a client is told to wait. */
 const RATE_LIMIT_WINDOW_SECONDS = 60;
+const RATE_LIMITED_DESCRIPTION = 'Too many requests or refusals from this client (RATE_LIMITED)';
 
 function errorResponse(description: string, errorCode: string, message: string) {
   return {
@@ -82,10 +83,14 @@ function addCommonResponses(document: OpenAPIObject, rateLimit: RateLimitConfig,
           ...errorResponse('Missing, invalid or expired bearer token (UNAUTHENTICATED)', 'UNAUTHENTICATED', 'A bearer token is required'),
           headers: WWW_AUTHENTICATE_HEADER,
         };
-        operation.responses['429'] = {
-          ...errorResponse('Too many requests or refusals from this client (RATE_LIMITED)', 'RATE_LIMITED', RATE_LIMITED_MESSAGE),
-          headers: { 'Retry-After': integerHeader('Seconds until the client may try again', 1, RATE_LIMIT_WINDOW_SECONDS) },
-        };
+        // An operation with a 429 of its own (a limit of its domain) keeps its example and Retry-After; the rate limit's joins its description.
+        const own429 = operation.responses['429'] as ResponseObject | undefined;
+        operation.responses['429'] = own429
+          ? { ...own429, description: `${own429.description}. Also: ${RATE_LIMITED_DESCRIPTION}` }
+          : {
+              ...errorResponse(RATE_LIMITED_DESCRIPTION, 'RATE_LIMITED', RATE_LIMITED_MESSAGE),
+              headers: { 'Retry-After': integerHeader('Seconds until the client may try again', 1, RATE_LIMIT_WINDOW_SECONDS) },
+            };
         operation.responses['503'] = errorResponse(
           'The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)',
           'SERVICE_UNAVAILABLE',

@@ -16,6 +16,7 @@ describe('loadAppConfig: decommission approval', () => {
       assert.deepEqual(load({ DECOMMISSION_APPROVAL: 'required', DECOMMISSION_APPROVAL_TTL: '60m' }).decommissionApproval, {
         policy: 'required',
         ttlSeconds: 3_600,
+        requestsPerOfficer: 5,
       });
     });
 
@@ -33,6 +34,18 @@ describe('loadAppConfig: decommission approval', () => {
       });
       for (const ttl of ['3600', '31d', '1.5h', '24 h', '-1h']) {
         refuses({ DECOMMISSION_APPROVAL_TTL: ttl }, 'DECOMMISSION_APPROVAL_TTL');
+      }
+    });
+  });
+
+  describe('DECOMMISSION_REQUESTS_PER_OFFICER', () => {
+    it('bounds the pending requests of one officer, 5 unless set', () => {
+      assert.equal(load({ DECOMMISSION_REQUESTS_PER_OFFICER: '12' }).decommissionApproval.requestsPerOfficer, 12);
+    });
+
+    it('refuses zero, a fraction, a word and more than 1000', () => {
+      for (const limit of ['0', '1.5', 'many', '1001']) {
+        refuses({ DECOMMISSION_REQUESTS_PER_OFFICER: limit }, 'DECOMMISSION_REQUESTS_PER_OFFICER');
       }
     });
   });

@@ -1,9 +1,10 @@
 import { IsIn, IsOptional, ValidateBy } from 'class-validator';
+import { IsIntInRange, ToInteger } from '../common';
 import { durationSeconds } from './durations';
 
 export const DECOMMISSION_APPROVAL_POLICIES = ['none', 'required'] as const;
 /** The longest a decommission request may wait for its approval: 30 days. */
-const APPROVAL_TTL_MAX_SECONDS = 2_592_000;
+export const APPROVAL_TTL_MAX_SECONDS = 2_592_000;
 
 /** Whether a decommission needs a second officer's approval (docs/api.md#two-officers-for-a-decommission). */
 export interface DecommissionApprovalConfig {
@@ -11,6 +12,8 @@ export interface DecommissionApprovalConfig {
   policy: (typeof DECOMMISSION_APPROVAL_POLICIES)[number];
   /** How long a request waits for its approval before it expires. */
   ttlSeconds: number;
+  /** How many pending requests one officer may hold at once: one officer must not hold every asset. */
+  requestsPerOfficer: number;
 }
 
 export class DecommissionApprovalVariables {
@@ -27,11 +30,17 @@ export class DecommissionApprovalVariables {
     },
   })
   DECOMMISSION_APPROVAL_TTL?: string;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1, 1_000)
+  DECOMMISSION_REQUESTS_PER_OFFICER?: number;
 }
 
 export function decommissionApprovalConfig(vars: DecommissionApprovalVariables): DecommissionApprovalConfig {
   return {
     policy: vars.DECOMMISSION_APPROVAL ?? 'none',
     ttlSeconds: durationSeconds(vars.DECOMMISSION_APPROVAL_TTL ?? '24h') as number,
+    requestsPerOfficer: vars.DECOMMISSION_REQUESTS_PER_OFFICER ?? 5,
   };
 }

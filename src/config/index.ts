@@ -22,7 +22,7 @@ export {
   type PostgresTimeouts,
   type SqliteLocation,
 } from './database-config';
-export { DECOMMISSION_APPROVAL_POLICIES, type DecommissionApprovalConfig } from './decommission-approval-config';
+export { APPROVAL_TTL_MAX_SECONDS, DECOMMISSION_APPROVAL_POLICIES, type DecommissionApprovalConfig } from './decommission-approval-config';
 export type { DemoSeedConfig } from './demo-seed-config';
 export { ConfigurationError } from './environment';
 export { type ConfiguredKey, type JwtConfig, loadTokenConfig, type TokenConfig } from './jwt-config';

@@ -120,14 +120,19 @@ export interface VesselDataVersionTable {
 
 export const DECOMMISSION_REQUEST_STATES = ['pending', 'approved', 'rejected', 'withdrawn', 'expired'] as const;
 export type DecommissionRequestState = (typeof DECOMMISSION_REQUEST_STATES)[number];
+/** What a request's approval does to its asset. */
+export const DECOMMISSION_REQUEST_KINDS = ['decommission', 'recommission'] as const;
+export type DecommissionRequestKind = (typeof DECOMMISSION_REQUEST_KINDS)[number];
 
-/** A decommission waiting for, or past, the second officer's decision (DECOMMISSION_APPROVAL=required). */
+/** A decommission or recommission waiting for, or past, the second officer's decision (DECOMMISSION_APPROVAL=required). */
 export interface DecommissionRequestsTable {
   /** Orders the listing, newest last; never shown (request_id is the request's public id). */
   id: ColumnType<number, never, never>;
   /** A UUID. */
   request_id: string;
   asset_id: string;
+  /** 'decommission' unless written (the column's default): the requests before recommissions took two officers. */
+  kind: ColumnType<DecommissionRequestKind, DecommissionRequestKind | undefined, never>;
   state: DecommissionRequestState;
   /** The `sub` of the officer who asked. */
   requested_by: string;

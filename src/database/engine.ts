@@ -43,3 +43,15 @@ export function databaseClock(db: AnyKysely): RawBuilder<string> {
     ? sql<string>`to_char(transaction_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
     : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 }
+
+/**
+ * Makes the transactions that name the same `key` run their check-then-write one after another, inside
+ * `trx` until it ends: on PostgreSQL a transaction-scoped advisory lock (other pooled connections and
+ * other instances wait for it). SQLite needs none: a process's transactions run in turn on its one
+ * connection, and in WAL mode a transaction whose read another process's commit overtook cannot write.
+ */
+export async function serializeWithin(trx: AnyKysely, space: string, key: string): Promise<void> {
+  if (isPostgres(trx)) {
+    await sql`select pg_advisory_xact_lock(hashtext(${space}), hashtext(${key}))`.execute(trx);
+  }
+}

@@ -3,7 +3,7 @@ import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { IsAuditCursor } from '../../audit';
 import { SUBJECT_MAX_LENGTH } from '../../auth';
 import { ASSET_ID_SCHEMA, CURSOR_MAX_LENGTH, INSTANT_SCHEMA, IsAssetId, IsNotCombinedWith, KeysetPagePosition, MAX_PAGE_SIZE, NextCursor, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
-import { DECOMMISSION_REQUEST_STATES, type DecommissionRequestState } from '../../database';
+import { DECOMMISSION_REQUEST_KINDS, DECOMMISSION_REQUEST_STATES, type DecommissionRequestKind, type DecommissionRequestState } from '../../database';
 import { AUTHORIZED_BY_MAX_LENGTH, REASON_MAX_LENGTH } from './asset.dto';
 
 export const EXAMPLE_REQUEST_ID = '6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f';
@@ -25,6 +25,9 @@ export class DecommissionRequestDto {
 
   @ApiProperty({ ...ASSET_ID_SCHEMA })
   asset_id!: string;
+
+  @ApiProperty({ enum: DECOMMISSION_REQUEST_KINDS, example: 'decommission', description: "What its approval does: decommission the asset (a DELETE's request) or recommission it (a recommission's)." })
+  kind!: DecommissionRequestKind;
 
   @ApiProperty({ enum: DECOMMISSION_REQUEST_STATES, example: 'pending' })
   state!: DecommissionRequestState;

@@ -81,7 +81,7 @@ export class Assets extends HeyApiClient {
     /**
      * Decommission an asset (clearance 7 or higher)
      *
-     * Removes an active asset from the active records. Checks run in order: token (401), clearance (403), input (400), asset active (404). Every attempt is audited. With DECOMMISSION_APPROVAL=required it opens a decommission request instead (202), which the officer named in authorized_by approves with their own token: authorized_by must then be that officer's token subject, not the caller's (422), and an asset with a pending request gets 409.
+     * Removes an active asset from the active records. Checks run in order: token (401), clearance (403), input (400), asset active (404). Every attempt is audited. With DECOMMISSION_APPROVAL=required it opens a decommission request instead (202), which the officer named in authorized_by approves with their own token: authorized_by must then be that officer's token subject, not the caller's (422), an asset with a pending request gets 409, and an officer holding DECOMMISSION_REQUESTS_PER_OFFICER pending requests 429.
      */
     public decommission<ThrowOnError extends boolean = false>(options: Options<AssetsControllerDecommissionData, ThrowOnError>): RequestResult<AssetsControllerDecommissionResponses, AssetsControllerDecommissionErrors, ThrowOnError> {
         return (options.client ?? this.client).delete<AssetsControllerDecommissionResponses, AssetsControllerDecommissionErrors, ThrowOnError>({
@@ -109,7 +109,7 @@ export class Assets extends HeyApiClient {
     /**
      * Recommission a decommissioned asset (clearance 7 or higher)
      *
-     * Returns a decommissioned asset to the active records; its earlier decommission stays in the audit trail. Checks run in order: token (401), clearance (403), input (400), asset exists (404), asset decommissioned (409). Every attempt is audited.
+     * Returns a decommissioned asset to the active records; its earlier decommission stays in the audit trail. Checks run in order: token (401), clearance (403), input (400), asset exists (404), asset decommissioned (409). Every attempt is audited. With DECOMMISSION_APPROVAL=required it opens a request of kind recommission instead (202), approved as a decommission request is, under the same rules: authorized_by must be another officer's token subject (422), an asset with a pending request gets 409, and an officer holding DECOMMISSION_REQUESTS_PER_OFFICER pending requests 429.
      */
     public recommission<ThrowOnError extends boolean = false>(options: Options<AssetsControllerRecommissionData, ThrowOnError>): RequestResult<AssetsControllerRecommissionResponses, AssetsControllerRecommissionErrors, ThrowOnError> {
         return (options.client ?? this.client).post<AssetsControllerRecommissionResponses, AssetsControllerRecommissionErrors, ThrowOnError>({
@@ -165,7 +165,7 @@ export class DecommissionRequests extends HeyApiClient {
     /**
      * Approve a decommission request: the officer it names as authorized_by (clearance 7 or higher)
      *
-     * Decommissions the asset as a direct DELETE does, and marks the request approved, in one transaction; of concurrent approvals exactly one succeeds. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409), asset active (404). Every attempt is audited.
+     * Decommissions the asset as a direct DELETE does (or, for a request of kind recommission, recommissions it as a direct recommission does), and marks the request approved, in one transaction; of concurrent approvals exactly one succeeds. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409), asset active (404) or, for a recommission, asset decommissioned (409). Every attempt is audited.
      */
     public approve<ThrowOnError extends boolean = false>(options: Options<DecommissionRequestsControllerApproveData, ThrowOnError>): RequestResult<DecommissionRequestsControllerApproveResponses, DecommissionRequestsControllerApproveErrors, ThrowOnError> {
         return (options.client ?? this.client).post<DecommissionRequestsControllerApproveResponses, DecommissionRequestsControllerApproveErrors, ThrowOnError>({
@@ -176,9 +176,9 @@ export class DecommissionRequests extends HeyApiClient {
     }
     
     /**
-     * Reject a decommission request: the officer it names as authorized_by (clearance 7 or higher)
+     * Reject a decommission request: the officer it names as authorized_by, or any officer of clearance 9 or higher
      *
-     * The asset stays active. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409). Every attempt is audited.
+     * The asset stays as it is. An officer of clearance 9 or higher may reject any pending request, named in it or not (a way out of requests naming officers who never answer); the rejection records that officer as its actor. Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by or of clearance 9 or higher (403), request pending (409). Every attempt is audited.
      */
     public reject<ThrowOnError extends boolean = false>(options: Options<DecommissionRequestsControllerRejectData, ThrowOnError>): RequestResult<DecommissionRequestsControllerRejectResponses, DecommissionRequestsControllerRejectErrors, ThrowOnError> {
         return (options.client ?? this.client).post<DecommissionRequestsControllerRejectResponses, DecommissionRequestsControllerRejectErrors, ThrowOnError>({

@@ -78,6 +78,10 @@ export type DecommissionResponseDto = {
 export type DecommissionRequestDto = {
     request_id: string;
     asset_id: string;
+    /**
+     * What its approval does: decommission the asset (a DELETE's request) or recommission it (a recommission's).
+     */
+    kind: 'decommission' | 'recommission';
     state: 'pending' | 'approved' | 'rejected' | 'withdrawn' | 'expired';
     /**
      * The token subject who asked.
@@ -200,7 +204,7 @@ export type AuditEventDto = {
     /**
      * Why it was denied; null when allowed.
      */
-    reason: 'TOKEN_MISSING' | 'TOKEN_INVALID' | 'TOKEN_EXPIRED' | 'CLEARANCE_INSUFFICIENT' | 'ASSET_NOT_FOUND' | 'ASSET_NOT_DECOMMISSIONED' | 'RATE_LIMITED' | 'AUTHORIZED_BY_IS_CALLER' | 'DECOMMISSION_REQUEST_PENDING' | 'DECOMMISSION_REQUEST_NOT_FOUND' | 'NOT_AUTHORIZING_OFFICER' | 'NOT_REQUESTER' | 'DECOMMISSION_REQUEST_NOT_PENDING' | 'DECOMMISSION_REQUEST_EXPIRED' | null;
+    reason: 'TOKEN_MISSING' | 'TOKEN_INVALID' | 'TOKEN_EXPIRED' | 'CLEARANCE_INSUFFICIENT' | 'ASSET_NOT_FOUND' | 'ASSET_NOT_DECOMMISSIONED' | 'RATE_LIMITED' | 'AUTHORIZED_BY_IS_CALLER' | 'DECOMMISSION_REQUEST_PENDING' | 'DECOMMISSION_REQUEST_NOT_FOUND' | 'NOT_AUTHORIZING_OFFICER' | 'NOT_REQUESTER' | 'DECOMMISSION_REQUEST_NOT_PENDING' | 'DECOMMISSION_REQUEST_EXPIRED' | 'DECOMMISSION_REQUEST_LIMIT' | null;
     /**
      * Token subject; null when no valid token was given.
      */
@@ -502,7 +506,7 @@ export type AssetsControllerDecommissionErrors = {
      */
     422: ErrorResponseDto;
     /**
-     * Too many requests or refusals from this client (RATE_LIMITED)
+     * DECOMMISSION_APPROVAL=required: the caller already holds DECOMMISSION_REQUESTS_PER_OFFICER pending requests (DECOMMISSION_REQUEST_LIMIT). Also: Too many requests or refusals from this client (RATE_LIMITED)
      */
     429: ErrorResponseDto;
     /**
@@ -523,7 +527,7 @@ export type AssetsControllerDecommissionResponses = {
      */
     200: DecommissionResponseDto;
     /**
-     * DECOMMISSION_APPROVAL=required: a pending decommission request; the asset stays active until authorized_by approves it
+     * DECOMMISSION_APPROVAL=required: a pending request of kind decommission; the asset stays as it is until authorized_by approves it
      */
     202: DecommissionRequestResponseDto;
 };
@@ -614,7 +618,7 @@ export type AssetsControllerRecommissionErrors = {
      */
     404: ErrorResponseDto;
     /**
-     * The asset is active (ASSET_NOT_DECOMMISSIONED)
+     * The asset is active (ASSET_NOT_DECOMMISSIONED), or, with DECOMMISSION_APPROVAL=required, it has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING)
      */
     409: ErrorResponseDto;
     /**
@@ -626,7 +630,11 @@ export type AssetsControllerRecommissionErrors = {
      */
     415: ErrorResponseDto;
     /**
-     * Too many requests or refusals from this client (RATE_LIMITED)
+     * DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER)
+     */
+    422: ErrorResponseDto;
+    /**
+     * DECOMMISSION_APPROVAL=required: the caller already holds DECOMMISSION_REQUESTS_PER_OFFICER pending requests (DECOMMISSION_REQUEST_LIMIT). Also: Too many requests or refusals from this client (RATE_LIMITED)
      */
     429: ErrorResponseDto;
     /**
@@ -646,6 +654,10 @@ export type AssetsControllerRecommissionResponses = {
      * Recommissioned: the asset record, active again
      */
     200: RecommissionResponseDto;
+    /**
+     * DECOMMISSION_APPROVAL=required: a pending request of kind recommission; the asset stays as it is until authorized_by approves it
+     */
+    202: DecommissionRequestResponseDto;
 };
 
 export type AssetsControllerRecommissionResponse = AssetsControllerRecommissionResponses[keyof AssetsControllerRecommissionResponses];
@@ -855,7 +867,7 @@ export type DecommissionRequestsControllerApproveErrors = {
      */
     404: ErrorResponseDto;
     /**
-     * Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED)
+     * Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED); a recommission's asset is active (ASSET_NOT_DECOMMISSIONED)
      */
     409: ErrorResponseDto;
     /**
@@ -876,9 +888,9 @@ export type DecommissionRequestsControllerApproveError = DecommissionRequestsCon
 
 export type DecommissionRequestsControllerApproveResponses = {
     /**
-     * Decommissioned: the spec's decommission body
+     * A request of kind decommission: the asset decommissioned, the spec's decommission body. Of kind recommission: the asset recommissioned, the recommission body
      */
-    200: DecommissionResponseDto;
+    200: DecommissionResponseDto | RecommissionResponseDto;
 };
 
 export type DecommissionRequestsControllerApproveResponse = DecommissionRequestsControllerApproveResponses[keyof DecommissionRequestsControllerApproveResponses];
@@ -905,7 +917,7 @@ export type DecommissionRequestsControllerRejectErrors = {
      */
     401: ErrorResponseDto;
     /**
-     * Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not authorized_by (DECOMMISSION_REQUEST_FORBIDDEN)
+     * Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is neither authorized_by nor of clearance 9 or higher (DECOMMISSION_REQUEST_FORBIDDEN)
      *
      * Clearance below 7 (CLEARANCE_INSUFFICIENT)
      */
