@@ -17,6 +17,7 @@ describe('loadAppConfig', () => {
       port: 3000,
       host: '0.0.0.0',
       shutdownGraceMs: 10_000,
+      shutdownDelayMs: 5_000,
       production: false,
       dataDir: resolve(CWD, 'data'),
       database: { dialect: 'sqlite', path: resolve(CWD, 'data', 'registry.sqlite') },

@@ -56,6 +56,13 @@ describe('loadAppConfig: the server', () => {
     refuses({ SHUTDOWN_GRACE_MS: 'soon' }, 'SHUTDOWN_GRACE_MS');
   });
 
+  it('serves on for 5 s after a SIGTERM by default, SHUTDOWN_DELAY_MS from 0 to 600000', () => {
+    assert.equal(load({}).shutdownDelayMs, 5_000);
+    assert.equal(load({ SHUTDOWN_DELAY_MS: '0' }).shutdownDelayMs, 0);
+    refuses({ SHUTDOWN_DELAY_MS: '-1' }, 'SHUTDOWN_DELAY_MS');
+    refuses({ SHUTDOWN_DELAY_MS: '600001' }, 'SHUTDOWN_DELAY_MS');
+  });
+
   it('serves Swagger UI unless SWAGGER_ENABLED=false', () => {
     assert.equal(load({}).swaggerEnabled, true);
     assert.equal(load({ SWAGGER_ENABLED: 'false' }).swaggerEnabled, false);

@@ -7,8 +7,10 @@ export interface ServerConfig {
   port: number;
   /** The address the server listens on; 0.0.0.0 is every IPv4 interface. */
   host: string;
-  /** How long a SIGTERM or SIGINT may take to answer the requests in flight and close the database. */
+  /** How long a SIGTERM or SIGINT may take to answer the requests in flight and close the database, once the server stops accepting. */
   shutdownGraceMs: number;
+  /** How long after a SIGTERM the server still accepts and answers, while its load balancer notices that readiness fails. */
+  shutdownDelayMs: number;
   /**
    * Proxies (load balancers) in front of the service whose X-Forwarded-For is believed: how many hops,
    * or the addresses and CIDR ranges they connect from; 0: none.
@@ -48,6 +50,11 @@ export class ServerVariables {
   SHUTDOWN_GRACE_MS?: number;
 
   @IsOptional()
+  @ToInteger()
+  @IsIntInRange(0, 600_000)
+  SHUTDOWN_DELAY_MS?: number;
+
+  @IsOptional()
   @IsIn(['true', 'false'])
   SWAGGER_ENABLED?: string;
 
@@ -73,6 +80,8 @@ export function serverConfig(vars: ServerVariables): ServerConfig {
     port: vars.PORT ?? 3000,
     host: vars.HOST ?? '0.0.0.0',
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,
+    // Two failed checks of a load balancer polling every 2 s (deploy/haproxy.cfg), and some margin.
+    shutdownDelayMs: vars.SHUTDOWN_DELAY_MS ?? 5_000,
     trustProxy: trustedProxies(vars.TRUST_PROXY),
     swaggerEnabled: vars.SWAGGER_ENABLED !== 'false',
     corsOrigins: vars.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
