@@ -22,7 +22,7 @@ async function bootstrap(): Promise<void> {
   drainOnSignals(app, config);
   await app.init();
   const url = await listenOn(app.getHttpServer(), reserved);
-  new Logger('Bootstrap').log(`fleet-registry listening on ${url}${config.swaggerEnabled ? ` (Swagger UI: ${url}/docs)` : ''}`);
+  new Logger('Bootstrap').log(`fleet-registry listening on ${url}${config.docsEnabled ? ` (Swagger UI: ${url}/docs)` : ''}`);
 }
 
 bootstrap().catch((error: unknown) => {
