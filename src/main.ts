@@ -19,10 +19,10 @@ async function bootstrap(): Promise<void> {
     logger: new StartupFailureQuietLogger({ level: config.logLevel, json: wantsJsonLogs(config.production) }),
   });
   configureApp(app);
-  drainOnSignals(app, config.shutdownGraceMs);
+  drainOnSignals(app, config);
   await app.init();
   const url = await listenOn(app.getHttpServer(), reserved);
-  new Logger('Bootstrap').log(`fleet-registry listening on ${url}${config.swaggerEnabled ? ` (Swagger UI: ${url}/docs)` : ''}`);
+  new Logger('Bootstrap').log(`fleet-registry listening on ${url}${config.docsEnabled ? ` (Swagger UI: ${url}/docs)` : ''}`);
 }
 
 bootstrap().catch((error: unknown) => {

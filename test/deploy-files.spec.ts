@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
+import { loadAppConfig } from '../src/config';
 
 const ROOT = resolve(__dirname, '..', '..');
 const DEPLOY = join(ROOT, 'deploy');
@@ -13,6 +14,7 @@ interface ComposeService {
   build?: string;
   command?: string[];
   environment?: Record<string, string>;
+  stop_grace_period?: string;
   volumes?: string[];
   depends_on?: Record<string, { condition: string }> | string[];
 }
@@ -50,6 +52,15 @@ describe('deploy/compose.yaml', () => {
     assert.deepEqual(services.migrate.command, ['node', 'dist/cli/migrate.js']);
     assert.ok(existsSync(join(ROOT, 'src', 'cli', 'migrate.ts')), 'the migration command exists');
     assert.deepEqual(services.migrate.depends_on, { postgres: { condition: 'service_healthy' } });
+  });
+
+  it('lets each instance serve out its SHUTDOWN_DELAY_MS and drain within SHUTDOWN_GRACE_MS before Docker kills it', () => {
+    for (const name of instances) {
+      const { SHUTDOWN_DELAY_MS, SHUTDOWN_GRACE_MS } = services[name].environment ?? {};
+      const shutdown = loadAppConfig({ JWT_SECRET: 'a-secret-only-to-read-the-shutdown-settings', SHUTDOWN_DELAY_MS, SHUTDOWN_GRACE_MS });
+      const [, seconds] = /^(\d+)s$/.exec(services[name].stop_grace_period ?? '10s') ?? [];
+      assert.ok(Number(seconds) * 1000 > shutdown.shutdownDelayMs + shutdown.shutdownGraceMs, `${name}: stop_grace_period ${services[name].stop_grace_period}`);
+    }
   });
 
   it('mounts deploy/haproxy.cfg into the proxy', () => {

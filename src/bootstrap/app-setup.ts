@@ -84,7 +84,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.set('etag', false);
   // One Express layer for the rest: a layer per middleware cost the router more than their own work.
   app.use(inOneLayer(fixedHeaders(RESPONSE_HEADERS), assignRequestId, repairPathEncoding, serveApiAlias, readJsonBodies(BODY_LIMIT)));
-  if (config.swaggerEnabled) {
+  if (config.docsEnabled) {
     setupSwagger(app);
   }
   return app;

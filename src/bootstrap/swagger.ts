@@ -1,11 +1,11 @@
-import type { INestApplication } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import { type INestApplication, NotFoundException } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
 import { DocumentBuilder, type HeaderObject, type OpenAPIObject, type ReferenceObject, type ResponseObject, SwaggerModule } from '@nestjs/swagger';
 import { PUBLIC_OPERATION_EXTENSION } from '../auth';
 import { ErrorResponseDto, RATE_LIMITED_MESSAGE, WWW_AUTHENTICATE_HEADER } from '../common';
 import { RATE_LIMIT_CONFIG, type RateLimitConfig, SERVER_CONFIG, type ServerConfig } from '../config';
 import { SANE_REQUEST_ID } from '../http';
-import { UNTHROTTLED_OPERATION_EXTENSION } from '../rate-limit';
+import { UnguardedRequestLimit, UNTHROTTLED_OPERATION_EXTENSION } from '../rate-limit';
 import { CORS_EXPOSED_HEADERS } from './cors';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -156,14 +156,27 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   return document;
 }
 
-/** Swagger UI at /docs (where `/` leads), the document at /docs-json; public, as they are not API routes. */
+/** Where Express serves Swagger UI and the document itself, past every guard. */
+const DOCS_PATHS = ['/docs', '/docs-json'];
+
+/**
+ * Swagger UI at /docs (where `/` leads), the document at /docs-json; public, as they are not API routes,
+ * but counted against the client's request budget like them. Source maps only where configured (not
+ * in production), and the document in JSON only: YAML would be a second copy of it to serve.
+ */
 export function setupSwagger(app: INestApplication): void {
+  const limit = app.get(UnguardedRequestLimit);
+  app.use(DOCS_PATHS, (req: Request, res: Response, next: NextFunction) => void limit.count(req, res, next));
+  if (!app.get<ServerConfig>(SERVER_CONFIG).docsSourceMaps) {
+    app.use('/docs', (req: Request, _res: Response, next: NextFunction) => next(req.path.endsWith('.map') ? new NotFoundException() : undefined));
+  }
   SwaggerModule.setup('docs', app, () => createOpenApiDocument(app), {
+    raw: ['json'],
     jsonDocumentUrl: 'docs-json',
     // showCommonExtensions shows a parameter's minimum, maximum and pattern, such as limit's 1..100.
     swaggerOptions: { persistAuthorization: true, showCommonExtensions: true },
   });
   // 302, not a permanent 301/308: browsers would cache that for good, and keep leaving `/` for a /docs
-  // that SWAGGER_ENABLED=false or a later real `/` has removed.
+  // that DOCS_ENABLED=false or a later real `/` has removed.
   app.getHttpAdapter().get('/', (_request: Request, response: Response) => response.redirect(302, '/docs'));
 }

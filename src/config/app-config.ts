@@ -35,7 +35,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
   ]);
   // Built in this order, so that production without its token keys says so before it is told of its audit key.
   return {
-    ...serverConfig(server),
+    ...serverConfig(server, runtime),
     ...observabilityConfig(observability, runtime),
     ...tokenConfig(jwt, runtime, cwd),
     ...databaseConfig(database, cwd),

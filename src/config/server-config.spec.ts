@@ -6,6 +6,8 @@ import { assertRefused } from '../../test/support/configuration';
 import { loadAppConfig } from '.';
 
 const CWD = resolve('/srv/fleet-registry');
+/** Production asks for an audit signing key. */
+const KEY_FILE = resolve('test/fixtures/audit-signing-key.pem');
 
 const load = (env: NodeJS.ProcessEnv) => loadAppConfig(env, CWD);
 const refuses = (env: NodeJS.ProcessEnv, ...fragments: string[]) => assertRefused(load, env, ...fragments);
@@ -56,10 +58,29 @@ describe('loadAppConfig: the server', () => {
     refuses({ SHUTDOWN_GRACE_MS: 'soon' }, 'SHUTDOWN_GRACE_MS');
   });
 
-  it('serves Swagger UI unless SWAGGER_ENABLED=false', () => {
-    assert.equal(load({}).swaggerEnabled, true);
-    assert.equal(load({ SWAGGER_ENABLED: 'false' }).swaggerEnabled, false);
-    refuses({ SWAGGER_ENABLED: 'no' }, 'SWAGGER_ENABLED');
+  it('serves on for 5 s after a SIGTERM by default, SHUTDOWN_DELAY_MS from 0 to 600000', () => {
+    assert.equal(load({}).shutdownDelayMs, 5_000);
+    assert.equal(load({ SHUTDOWN_DELAY_MS: '0' }).shutdownDelayMs, 0);
+    refuses({ SHUTDOWN_DELAY_MS: '-1' }, 'SHUTDOWN_DELAY_MS');
+    refuses({ SHUTDOWN_DELAY_MS: '600001' }, 'SHUTDOWN_DELAY_MS');
+  });
+
+  it('serves the docs with their source maps outside production unless DOCS_ENABLED=false', () => {
+    assert.equal(load({}).docsEnabled, true);
+    assert.equal(load({}).docsSourceMaps, true);
+    assert.equal(load({ DOCS_ENABLED: 'false' }).docsEnabled, false);
+    refuses({ DOCS_ENABLED: 'no' }, 'DOCS_ENABLED');
+  });
+
+  it('serves no docs in production unless DOCS_ENABLED=true, and never their source maps there', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'a-production-secret-of-at-least-32-chars', AUDIT_SIGNING_KEY_FILE: KEY_FILE };
+    assert.equal(load(production).docsEnabled, false);
+    assert.equal(load({ ...production, DOCS_ENABLED: 'true' }).docsEnabled, true);
+    assert.equal(load({ ...production, DOCS_ENABLED: 'true' }).docsSourceMaps, false);
+  });
+
+  it('refuses SWAGGER_ENABLED, naming DOCS_ENABLED, rather than ignore it', () => {
+    refuses({ SWAGGER_ENABLED: 'false' }, 'SWAGGER_ENABLED is not read: DOCS_ENABLED');
   });
 
   it('allows no cross-origin caller by default, and the comma-separated CORS_ORIGINS when set', () => {

@@ -1,20 +1,26 @@
 import { isIP } from 'node:net';
-import { IsIn, IsIP, IsOptional, Matches, ValidateBy } from 'class-validator';
+import { IsEmpty, IsIn, IsIP, IsOptional, Matches, ValidateBy } from 'class-validator';
 import { IsIntInRange, ToInteger } from '../common';
+import { isProduction, type RuntimeVariables } from './environment';
 
 /** How the HTTP server listens, stops, and meets browsers and proxies. */
 export interface ServerConfig {
   port: number;
   /** The address the server listens on; 0.0.0.0 is every IPv4 interface. */
   host: string;
-  /** How long a SIGTERM or SIGINT may take to answer the requests in flight and close the database. */
+  /** How long a SIGTERM or SIGINT may take to answer the requests in flight and close the database, once the server stops accepting. */
   shutdownGraceMs: number;
+  /** How long after a SIGTERM the server still accepts and answers, while its load balancer notices that readiness fails. */
+  shutdownDelayMs: number;
   /**
    * Proxies (load balancers) in front of the service whose X-Forwarded-For is believed: how many hops,
    * or the addresses and CIDR ranges they connect from; 0: none.
    */
   trustProxy: number | string[];
-  swaggerEnabled: boolean;
+  /** Swagger UI at /docs and the OpenAPI document at /docs-json. */
+  docsEnabled: boolean;
+  /** Swagger UI's source maps (/docs/*.map): megabytes an answer that only a developer's browser reads. */
+  docsSourceMaps: boolean;
   /** Origins a browser may call the API from; empty: no CORS headers at all. */
   corsOrigins: string[];
 }
@@ -48,7 +54,17 @@ export class ServerVariables {
   SHUTDOWN_GRACE_MS?: number;
 
   @IsOptional()
+  @ToInteger()
+  @IsIntInRange(0, 600_000)
+  SHUTDOWN_DELAY_MS?: number;
+
+  @IsOptional()
   @IsIn(['true', 'false'])
+  DOCS_ENABLED?: string;
+
+  // Refused rather than ignored: an operator who set it to false would otherwise publish the docs unawares.
+  @IsOptional()
+  @IsEmpty({ message: 'SWAGGER_ENABLED is not read: DOCS_ENABLED switches /docs on or off' })
   SWAGGER_ENABLED?: string;
 
   @IsOptional()
@@ -68,13 +84,18 @@ export class ServerVariables {
   TRUST_PROXY?: string;
 }
 
-export function serverConfig(vars: ServerVariables): ServerConfig {
+export function serverConfig(vars: ServerVariables, runtime: RuntimeVariables): ServerConfig {
+  const production = isProduction(runtime);
   return {
     port: vars.PORT ?? 3000,
     host: vars.HOST ?? '0.0.0.0',
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,
+    // Two failed checks of a load balancer polling every 2 s (deploy/haproxy.cfg), and some margin.
+    shutdownDelayMs: vars.SHUTDOWN_DELAY_MS ?? 5_000,
     trustProxy: trustedProxies(vars.TRUST_PROXY),
-    swaggerEnabled: vars.SWAGGER_ENABLED !== 'false',
+    // Production publishes the API's description only when asked to.
+    docsEnabled: vars.DOCS_ENABLED === undefined ? !production : vars.DOCS_ENABLED === 'true',
+    docsSourceMaps: !production,
     corsOrigins: vars.CORS_ORIGINS?.split(',').map((origin) => origin.trim()) ?? [],
   };
 }

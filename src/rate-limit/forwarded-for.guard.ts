@@ -4,6 +4,14 @@ import type { Request } from 'express';
 import { ValidationFailedError, Span } from '../common';
 import { SERVER_CONFIG, type ServerConfig } from '../config';
 
+/** Whether a request's X-Forwarded-For, read when proxies are trusted, holds anything but IP addresses. */
+export function forwardsForgedAddresses(req: Request, trusting: boolean): boolean {
+  const forwarded = req.get('x-forwarded-for');
+  return trusting && forwarded !== undefined && !forwarded.split(',').every((entry) => isIP(entry.trim()) !== 0);
+}
+
+export const FORGED_FORWARDED_FOR = 'X-Forwarded-For must be a comma-separated list of IP addresses';
+
 /**
  * With TRUST_PROXY on, the client address comes from X-Forwarded-For, which a proxy appends to whatever
  * the client sent: a chain holding anything but IP addresses is refused before any other check, so the
@@ -20,9 +28,8 @@ export class ForwardedForGuard implements CanActivate {
 
   @Span()
   canActivate(context: ExecutionContext): boolean {
-    const forwarded = context.switchToHttp().getRequest<Request>().get('x-forwarded-for');
-    if (this.trusting && forwarded !== undefined && !forwarded.split(',').every((entry) => isIP(entry.trim()) !== 0)) {
-      throw new ValidationFailedError('X-Forwarded-For must be a comma-separated list of IP addresses');
+    if (forwardsForgedAddresses(context.switchToHttp().getRequest<Request>(), this.trusting)) {
+      throw new ValidationFailedError(FORGED_FORWARDED_FOR);
     }
     return true;
   }

@@ -115,7 +115,8 @@ async function startServerOn(port: number, options: ServerOptions): Promise<Runn
   const outputFd = options.outputFile === undefined ? undefined : openSync(options.outputFile, 'w');
   const child: ChildProcess = spawn(command, args, {
     cwd: options.cwd,
-    env: environment({ PORT: String(port), ...options.env }),
+    // No delay before a SIGTERM's drain unless a test asks for one: every stop() would otherwise wait its 5 s.
+    env: environment({ PORT: String(port), SHUTDOWN_DELAY_MS: '0', ...options.env }),
     stdio: outputFd === undefined ? 'pipe' : ['pipe', outputFd, outputFd],
   });
   if (outputFd !== undefined) {
