@@ -109,7 +109,7 @@ export class Lab {
   private auditSigningKey(): string {
     const file = join(this.dir, 'audit-signing-key.pem');
     if (!existsSync(file)) {
-      writeFileSync(file, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      writeFileSync(file, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     }
     return file;
   }
