@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { describeEachDatabase } from './support/databases';
 import { decommission, expectErrorBody, getAsset, listFleet } from './support/http';
+import { auditSigningKeyFile } from './support/key-files';
 import { startTestApp, type TestApp } from './support/test-app';
 
 const METRICS_TOKEN = 'metrics-token-of-the-test-suite';
@@ -154,7 +154,7 @@ describe('GET /metrics in production without METRICS_TOKEN', () => {
   let t: TestApp;
 
   before(async () => {
-    t = await startTestApp({ env: { NODE_ENV: 'production', AUDIT_SIGNING_KEY_FILE: resolve('test/fixtures/audit-signing-key.pem') } });
+    t = await startTestApp({ env: { NODE_ENV: 'production', AUDIT_SIGNING_KEY_FILE: auditSigningKeyFile() } });
   });
   after(() => t.close());
 

@@ -1,13 +1,13 @@
 import '../runtime';
 import 'reflect-metadata';
-import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { auditEventBatches, AuditQueryRepository } from '../audit';
 import { loadDatabaseConfig } from '../config';
 import { assertMigrated, createDatabase, describeLocation } from '../database';
-import { count, forDataCommand } from './command-support';
+import { assertDatabaseExists, count, forDataCommand } from './command-support';
 import { AUDIT_EXPORT_USAGE, parseAuditExportArguments } from './data-arguments';
+import { writeOutputFile } from './output-file';
 import { runCommand } from './run-command';
 
 /** The audit trail for a SIEM: NDJSON, one event a line, on stdout or into a file, and one line on stderr saying what was written. */
@@ -17,6 +17,7 @@ runCommand({
   parse: parseAuditExportArguments,
   async run(args) {
     const config = forDataCommand(loadDatabaseConfig());
+    assertDatabaseExists(config.database);
     const db = createDatabase(config.database);
     try {
       await assertMigrated(db);
@@ -29,7 +30,8 @@ runCommand({
           yield batch.map((event) => `${JSON.stringify(event)}\n`).join('');
         }
       };
-      await pipeline(Readable.from(lines()), args.output ? createWriteStream(args.output) : process.stdout);
+      const source = Readable.from(lines());
+      await (args.output ? writeOutputFile(args.output.file, source, args.output) : pipeline(source, process.stdout));
       console.error(
         `Exported ${count(events)} audit events from ${describeLocation(config.database)}` +
           (lastId === undefined ? '' : `, the last with id ${lastId} (go on with --after-id ${lastId})`),

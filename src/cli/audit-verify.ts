@@ -12,7 +12,10 @@ function readCheckpoint({ checkpoint: file, verifierKey }: VerifyArguments & { c
   const note = readFileSync(file, 'utf8');
   let key = verifierKey;
   if (key === undefined) {
-    const { signingKey, logOrigin } = loadCheckpointKeyConfig();
+    const { signingKey, signingKeyWarning, logOrigin } = loadCheckpointKeyConfig();
+    if (signingKeyWarning) {
+      console.error(signingKeyWarning);
+    }
     if (!signingKey) {
       throw new Error('No key to check the checkpoint with: give --verifier-key, or set AUDIT_SIGNING_KEY_FILE');
     }

@@ -14,6 +14,8 @@ export interface ParsedOptions {
   positionals: string[];
   /** The value of a string option, undefined when it was not given. */
   text: (name: string) => string | undefined;
+  /** Whether a boolean option was given. */
+  flag: (name: string) => boolean;
 }
 
 const optionName = (name: string) => `${name.length === 1 ? '-' : '--'}${name}`;
@@ -36,9 +38,16 @@ export function parseOptions(args: string[], options: Options, positionals = 0):
     if (options[name].type === 'string' && (typeof value !== 'string' || value === '' || value.startsWith('--'))) {
       fail(`${optionName(name)} needs a value`);
     }
+    if (options[name].type === 'boolean' && value !== true) {
+      fail(`${optionName(name)} takes no value`);
+    }
   }
   if (parsed.positionals.length > positionals) {
     fail(`Unexpected argument "${parsed.positionals[positionals]}"`);
   }
-  return { positionals: parsed.positionals, text: (name) => parsed.values[name] as string | undefined };
+  return {
+    positionals: parsed.positionals,
+    text: (name) => parsed.values[name] as string | undefined,
+    flag: (name) => parsed.values[name] === true,
+  };
 }

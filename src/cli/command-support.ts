@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import type { Kysely } from 'kysely';
-import type { DatabaseConfig } from '../config';
+import type { DatabaseConfig, DatabaseLocation } from '../config';
 import { assertMigrated, createDatabase, type DB, migrateToLatest } from '../database';
 
 /** The most DATABASE_STATEMENT_TIMEOUT_MS allows, ten minutes. */
@@ -18,6 +19,16 @@ export function forDataCommand(config: DatabaseConfig): DatabaseConfig {
   const statementMs = Math.max(database.timeouts.statementMs, LONG_STATEMENT_MS);
   const queryMs = Math.max(database.timeouts.queryMs, statementMs + 1_000);
   return { ...config, database: { ...database, timeouts: { ...database.timeouts, statementMs, queryMs } } };
+}
+
+/**
+ * Refuses a SQLite file that is not there, for a command that only reads one: opening it would create
+ * an empty database (and its folders), and a mistyped path in a backup script would export nothing.
+ */
+export function assertDatabaseExists(location: DatabaseLocation): void {
+  if (location.dialect === 'sqlite' && location.path !== ':memory:' && !existsSync(location.path)) {
+    throw new Error(`No SQLite database at ${location.path}: check DATABASE_URL; an export reads a database and creates none`);
+  }
 }
 
 /** The database of db:import or db:export, migrated first as the server's start would, or checked with MIGRATE_ON_START=false. */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { assertRefused } from '../../test/support/configuration';
+import { auditSigningKeyFile } from '../../test/support/key-files';
 import { type AppConfig, loadAppConfig } from '.';
 
 const CWD = resolve('/srv/fleet-registry');
@@ -42,6 +43,7 @@ describe('loadAppConfig', () => {
       rateLimit: { enabled: true, requestsPerMinute: 1_200, denialsPerMinute: 30, ipv6Prefix: 64, redisUrl: undefined },
       audit: {
         signingKey: undefined,
+        signingKeyWarning: undefined,
         logOrigin: 'fleet-registry.invalid/audit',
         checkpointIntervalMs: 1_000,
         batchLimit: 500, sequencerIntervalMs: 5, takeoverIntervalMs: 500, sequencingTimeoutMs: 10_000, readinessLagMs: 2_000,
@@ -68,7 +70,7 @@ describe('loadAppConfig', () => {
     });
 
     it('runs in production with a JWT_SECRET', () => {
-      const config = load({ NODE_ENV: 'production', JWT_SECRET: SECRET, AUDIT_SIGNING_KEY_FILE: resolve('test/fixtures/audit-signing-key.pem') });
+      const config = load({ NODE_ENV: 'production', JWT_SECRET: SECRET, AUDIT_SIGNING_KEY_FILE: auditSigningKeyFile() });
 
       assert.equal(config.production, true);
       assert.deepEqual(config.jwt.secrets, [{ value: SECRET }]);

@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { chownSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { assertRefused } from '../../test/support/configuration';
+import { auditSigningKeyFile } from '../../test/support/key-files';
 import { loadAppConfig, loadCheckpointKeyConfig } from '.';
 
 const CWD = resolve('/srv/fleet-registry');
@@ -10,13 +12,15 @@ const CWD = resolve('/srv/fleet-registry');
 const load = (env: NodeJS.ProcessEnv) => loadAppConfig(env, CWD);
 const refuses = (env: NodeJS.ProcessEnv, ...fragments: string[]) => assertRefused(load, env, ...fragments);
 const SECRET = 's'.repeat(32);
-const AUDIT_KEY = resolve('test/fixtures/audit-signing-key.pem');
+const AUDIT_KEY = auditSigningKeyFile();
+const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: SECRET };
 
 describe('loadAppConfig: the audit trail', () => {
   describe('audit sequencing', () => {
     it('batches up to 500 events, looks again after 5 ms, takes over within 500 ms, waits 10 s and is unready past 2 s by default', () => {
       assert.deepEqual(load({}).audit, {
         signingKey: undefined,
+        signingKeyWarning: undefined,
         logOrigin: 'fleet-registry.invalid/audit',
         checkpointIntervalMs: 1_000,
         batchLimit: 500,
@@ -34,6 +38,7 @@ describe('loadAppConfig: the audit trail', () => {
       });
       assert.deepEqual(sut.audit, {
         signingKey: undefined,
+        signingKeyWarning: undefined,
         logOrigin: 'fleet-registry.invalid/audit',
         checkpointIntervalMs: 1_000,
         batchLimit: 100,
@@ -58,6 +63,41 @@ describe('loadAppConfig: the audit trail', () => {
       refuses({ AUDIT_SIGNING_KEY_FILE: '/nowhere/key.pem' }, 'AUDIT_SIGNING_KEY_FILE /nowhere/key.pem: no such file');
       refuses({ AUDIT_SIGNING_KEY_FILE: resolve('package.json') }, 'not a private key in PEM');
       refuses({ AUDIT_SIGNING_KEY_FILE: resolve('test/fixtures/rsa-private-key.pem') }, 'an Ed25519 key is needed, this is rsa');
+    });
+
+    it('refuses in production a signing key file others than its owner may read or write, naming the file, its mode and the fix', () => {
+      for (const mode of [0o644, 0o604, 0o602, 0o620, 0o660, 0o666]) {
+        const file = auditSigningKeyFile(mode);
+        const shown = `0${mode.toString(8)}`;
+        refuses({ ...PRODUCTION, AUDIT_SIGNING_KEY_FILE: file }, `AUDIT_SIGNING_KEY_FILE ${file} has mode ${shown}`, `chmod 600 ${file}`);
+        assertRefused((env) => loadCheckpointKeyConfig(env, CWD), { NODE_ENV: 'production', AUDIT_SIGNING_KEY_FILE: file }, `has mode ${shown}`);
+      }
+    });
+
+    it('accepts in production a key its owner alone may read, or its group too when root owns it (as a secret volume mounts it)', () => {
+      for (const mode of [0o600, 0o400]) {
+        const sut = load({ ...PRODUCTION, AUDIT_SIGNING_KEY_FILE: auditSigningKeyFile(mode) }).audit;
+        assert.deepEqual([sut.signingKey?.asymmetricKeyType, sut.signingKeyWarning], ['ed25519', undefined]);
+      }
+      const groupReadable = auditSigningKeyFile(0o640);
+      if (process.getuid?.() === 0) {
+        assert.equal(load({ ...PRODUCTION, AUDIT_SIGNING_KEY_FILE: groupReadable }).audit.signingKey?.asymmetricKeyType, 'ed25519');
+        chownSync(groupReadable, 1000, 1000);
+      }
+      refuses({ ...PRODUCTION, AUDIT_SIGNING_KEY_FILE: groupReadable }, `has mode 0640`, `chmod 600 ${groupReadable}`);
+    });
+
+    it('outside production, reads a key others may read, with a warning that names the file, its mode and the fix', () => {
+      const file = auditSigningKeyFile(0o644);
+      for (const env of [{}, { NODE_ENV: 'development' }, { NODE_ENV: 'test' }]) {
+        const sut = load({ ...env, AUDIT_SIGNING_KEY_FILE: file }).audit;
+        assert.equal(sut.signingKey?.asymmetricKeyType, 'ed25519');
+        assert.equal(
+          sut.signingKeyWarning,
+          `AUDIT_SIGNING_KEY_FILE ${file} has mode 0644: others than its owner may read or change this private key, which NODE_ENV=production refuses. Run chmod 600 ${file}`,
+        );
+        assert.equal(loadCheckpointKeyConfig({ ...env, AUDIT_SIGNING_KEY_FILE: file }, CWD).signingKeyWarning, sut.signingKeyWarning);
+      }
     });
 
     it('refuses an origin with a space or a "+", and an interval out of 100..3600000', () => {
@@ -85,7 +125,7 @@ describe('loadAppConfig: the audit trail', () => {
   describe('the configuration of audit:verify --checkpoint', () => {
     it('reads AUDIT_SIGNING_KEY_FILE and AUDIT_LOG_ORIGIN alone: no key required in production, no check of the others', () => {
       const others = { NODE_ENV: 'production', AUDIT_BATCH_LIMIT: '0', AUDIT_CHECKPOINT_INTERVAL_MS: '1' };
-      assert.deepEqual(loadCheckpointKeyConfig(others, CWD), { signingKey: undefined, logOrigin: 'fleet-registry.invalid/audit' });
+      assert.deepEqual(loadCheckpointKeyConfig(others, CWD), { signingKey: undefined, signingKeyWarning: undefined, logOrigin: 'fleet-registry.invalid/audit' });
       const sut = loadCheckpointKeyConfig({ ...others, AUDIT_SIGNING_KEY_FILE: AUDIT_KEY, AUDIT_LOG_ORIGIN: 'registry.example.org/audit' }, CWD);
       assert.deepEqual([sut.signingKey?.asymmetricKeyType, sut.logOrigin], ['ed25519', 'registry.example.org/audit']);
       assertRefused((env) => loadCheckpointKeyConfig(env, CWD), { AUDIT_LOG_ORIGIN: 'my log' }, 'AUDIT_LOG_ORIGIN');

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { resolve } from 'node:path';
 import { IsOptional, Matches } from 'class-validator';
 import { IsIntInRange, ToInteger } from '../common';
-import { ConfigurationError, isProduction, readVariables, type RuntimeVariables } from './environment';
+import { ConfigurationError, isProduction, readVariables, RuntimeVariables } from './environment';
 import { readEd25519PrivateKey } from './key-files';
 
 /** How decisions' events get their place in the chain: see docs/audit-write-path.md. */
@@ -19,6 +19,8 @@ export interface AuditConfig {
   readinessLagMs: number;
   /** The Ed25519 key that signs checkpoints; absent outside production: one is generated (see audit-signing-key.ts). */
   signingKey?: KeyObject;
+  /** Outside production, a key file others than its owner may read: the line that says so and how to fix it. */
+  signingKeyWarning?: string;
   /** The checkpoints' origin line, also the signing key's name. */
   logOrigin: string;
   /** A checkpoint is signed at most this often, when the tree has grown. */
@@ -26,7 +28,7 @@ export interface AuditConfig {
 }
 
 /** What audit:verify --checkpoint reads to check a checkpoint's signature by default: the service's key and its name. */
-export type CheckpointKeyConfig = Pick<AuditConfig, 'signingKey' | 'logOrigin'>;
+export type CheckpointKeyConfig = Pick<AuditConfig, 'signingKey' | 'signingKeyWarning' | 'logOrigin'>;
 
 export class CheckpointKeyVariables {
   @IsOptional()
@@ -72,12 +74,10 @@ export class AuditVariables extends CheckpointKeyVariables {
 /** Names this service's log; a deployment sets its own, unique to it, so that witnesses never mix two logs. */
 const DEFAULT_LOG_ORIGIN = 'fleet-registry.invalid/audit';
 
-function checkpointKeyConfig(vars: CheckpointKeyVariables, cwd: string): CheckpointKeyConfig {
+function checkpointKeyConfig(vars: CheckpointKeyVariables, runtime: RuntimeVariables, cwd: string): CheckpointKeyConfig {
   const file = vars.AUDIT_SIGNING_KEY_FILE;
-  return {
-    signingKey: file === undefined ? undefined : readEd25519PrivateKey('AUDIT_SIGNING_KEY_FILE', resolve(cwd, file)),
-    logOrigin: vars.AUDIT_LOG_ORIGIN ?? DEFAULT_LOG_ORIGIN,
-  };
+  const signing = file === undefined ? undefined : readEd25519PrivateKey('AUDIT_SIGNING_KEY_FILE', resolve(cwd, file), isProduction(runtime));
+  return { signingKey: signing?.key, signingKeyWarning: signing?.warning, logOrigin: vars.AUDIT_LOG_ORIGIN ?? DEFAULT_LOG_ORIGIN };
 }
 
 export function auditConfig(vars: AuditVariables, runtime: RuntimeVariables, cwd: string): AuditConfig {
@@ -93,7 +93,7 @@ export function auditConfig(vars: AuditVariables, runtime: RuntimeVariables, cwd
     );
   }
   return {
-    ...checkpointKeyConfig(vars, cwd),
+    ...checkpointKeyConfig(vars, runtime, cwd),
     checkpointIntervalMs: vars.AUDIT_CHECKPOINT_INTERVAL_MS ?? 1_000,
     batchLimit: vars.AUDIT_BATCH_LIMIT ?? 500,
     sequencerIntervalMs: vars.AUDIT_SEQUENCER_INTERVAL_MS ?? 5,
@@ -103,7 +103,8 @@ export function auditConfig(vars: AuditVariables, runtime: RuntimeVariables, cwd
   };
 }
 
+/** What audit:verify --checkpoint reads: the key, checked as the server checks it (NODE_ENV=production refuses one others may read). */
 export function loadCheckpointKeyConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): CheckpointKeyConfig {
-  const [vars] = readVariables(env, [CheckpointKeyVariables]);
-  return checkpointKeyConfig(vars, cwd);
+  const [vars, runtime] = readVariables(env, [CheckpointKeyVariables, RuntimeVariables]);
+  return checkpointKeyConfig(vars, runtime, cwd);
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { assertRefused } from '../../test/support/configuration';
+import { auditSigningKeyFile } from '../../test/support/key-files';
 import { loadAppConfig } from '.';
 
 const CWD = resolve('/srv/fleet-registry');
@@ -10,7 +11,7 @@ const CWD = resolve('/srv/fleet-registry');
 const load = (env: NodeJS.ProcessEnv) => loadAppConfig(env, CWD);
 const refuses = (env: NodeJS.ProcessEnv, ...fragments: string[]) => assertRefused(load, env, ...fragments);
 const SECRET = 's'.repeat(32);
-const AUDIT_SIGNING_KEY_FILE = resolve('test/fixtures/audit-signing-key.pem');
+const AUDIT_SIGNING_KEY_FILE = auditSigningKeyFile();
 
 describe('loadAppConfig: the demo seed', () => {
   describe('SEED_DEMO', () => {

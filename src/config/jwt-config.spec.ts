@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { assertRefused } from '../../test/support/configuration';
+import { auditSigningKeyFile } from '../../test/support/key-files';
 import { publicTokenKey } from './token-keys';
 import { loadAppConfig, loadTokenConfig } from '.';
 
@@ -105,7 +106,7 @@ describe('loadAppConfig: token keys and rules', () => {
   }
 
   it('runs in production with only JWT_PUBLIC_KEY or only JWT_JWKS_URL, and refuses none of the three', () => {
-    const AUDIT_SIGNING_KEY_FILE = join(process.cwd(), 'test/fixtures/audit-signing-key.pem');
+    const AUDIT_SIGNING_KEY_FILE = auditSigningKeyFile();
     assert.deepEqual(jwt({ NODE_ENV: 'production', AUDIT_SIGNING_KEY_FILE, JWT_PUBLIC_KEY: PEM }).secrets, []);
     assert.equal(jwt({ NODE_ENV: 'production', AUDIT_SIGNING_KEY_FILE, JWT_JWKS_URL: 'https://idp.example/jwks' }).publicKeys.length, 0);
     refuses({ NODE_ENV: 'production' }, 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_JWKS_URL');

@@ -44,6 +44,9 @@ export class AuditTree implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    if (this.config.signingKeyWarning) {
+      this.logger.warn(this.config.signingKeyWarning);
+    }
     if (this.signing.generatedIn) {
       this.logger.warn(`Checkpoints are signed with a key generated in ${this.signing.generatedIn}; set AUDIT_SIGNING_KEY_FILE to use your own`);
     }
