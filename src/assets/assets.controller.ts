@@ -66,7 +66,7 @@ export class AssetsController {
     @RequestOrigin() origin: RequestOrigin,
     @Res({ passthrough: true }) response: Response,
   ): Promise<DecommissionResponseDto | DecommissionRequestResponseDto> {
-    if (this.requests.required) {
+    if (await this.requests.required()) {
       const request = await this.requests.open(asset_id, body, officer, origin);
       response.status(HttpStatus.ACCEPTED).location(`/v1/decommission-requests/${request.request_id}`);
       return { status: 'success', data: request };

@@ -49,7 +49,7 @@ describe('loadAppConfig', () => {
       corsOrigins: [],
       logLevel: 'info',
       metricsToken: undefined,
-      decommissionApproval: { policy: 'none', ttlSeconds: 86_400 },
+      decommissionApproval: { policy: undefined, ttlSeconds: 86_400 },
       tracing: undefined,
     };
 

@@ -7,8 +7,12 @@ const APPROVAL_TTL_MAX_SECONDS = 2_592_000;
 
 /** Whether a decommission needs a second officer's approval (docs/api.md#two-officers-for-a-decommission). */
 export interface DecommissionApprovalConfig {
-  /** none: DELETE decommissions at once; required: DELETE opens a request that the officer in authorized_by approves. */
-  policy: (typeof DECOMMISSION_APPROVAL_POLICIES)[number];
+  /**
+   * The policy this instance is set to, undefined when it follows the database's (which is the one in
+   * force: src/assets/decommission-policy.ts). none: DELETE decommissions at once; required: DELETE opens
+   * a request that the officer in authorized_by approves.
+   */
+  policy?: (typeof DECOMMISSION_APPROVAL_POLICIES)[number];
   /** How long a request waits for its approval before it expires. */
   ttlSeconds: number;
 }
@@ -31,7 +35,7 @@ export class DecommissionApprovalVariables {
 
 export function decommissionApprovalConfig(vars: DecommissionApprovalVariables): DecommissionApprovalConfig {
   return {
-    policy: vars.DECOMMISSION_APPROVAL ?? 'none',
+    policy: vars.DECOMMISSION_APPROVAL,
     ttlSeconds: durationSeconds(vars.DECOMMISSION_APPROVAL_TTL ?? '24h') as number,
   };
 }

@@ -8,6 +8,8 @@ import * as auditTree from './migrations/005-audit-tree';
 import * as auditQueryIndexes from './migrations/006-audit-query-indexes';
 import * as decommissionRequests from './migrations/007-decommission-requests';
 import * as auditTreeWithoutPairs from './migrations/008-audit-tree-without-pairs';
+import * as decommissionPolicy from './migrations/009-decommission-policy';
+import * as importedDecommissions from './migrations/010-imported-decommissions';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -19,6 +21,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '006-audit-query-indexes': auditQueryIndexes,
   '007-decommission-requests': decommissionRequests,
   '008-audit-tree-without-pairs': auditTreeWithoutPairs,
+  '009-decommission-policy': decommissionPolicy,
+  '010-imported-decommissions': importedDecommissions,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {
