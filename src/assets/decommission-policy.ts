@@ -15,11 +15,17 @@ export class DecommissionPolicy implements OnApplicationBootstrap {
     @Inject(DECOMMISSION_APPROVAL_CONFIG) private readonly config: DecommissionApprovalConfig,
   ) {}
 
-  /** After the migrations (at module init): the first instance on a database writes its policy (none when unset); any later one must agree, or say nothing. */
+  /**
+   * After the migrations (at module init): the first instance on a database that is set to a policy
+   * writes it; any later one set otherwise refuses to start. One not set follows the database.
+   */
   async onApplicationBootstrap(): Promise<void> {
     const { policy } = this.config;
-    const inForce = await this.policies.adopt(policy ?? 'none');
-    if (policy !== undefined && policy !== inForce) {
+    if (policy === undefined) {
+      return;
+    }
+    const inForce = await this.policies.adopt(policy);
+    if (policy !== inForce) {
       throw new ConfigurationError(
         `DECOMMISSION_APPROVAL=${policy} disagrees with the policy in the database (${inForce}): unset DECOMMISSION_APPROVAL to follow the database, ` +
           `or change the policy of every instance with npm run db:decommission-approval -- ${policy}`,
@@ -27,7 +33,7 @@ export class DecommissionPolicy implements OnApplicationBootstrap {
     }
   }
 
-  /** Read at each decision: the policy as it is now. */
+  /** Read at each decision: the policy as it is now; none until an instance or the command sets one. */
   async required(): Promise<boolean> {
     return (await this.policies.find()) === 'required';
   }

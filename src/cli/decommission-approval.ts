@@ -18,7 +18,7 @@ runCommand({
       const policies = new DecommissionPolicyRepository(db);
       const where = describeLocation(config.database);
       if (policy === undefined) {
-        console.log(`Decommission approval policy: ${(await policies.find()) ?? 'none (no instance has started yet)'} (${where})`);
+        console.log(`Decommission approval policy: ${(await policies.find()) ?? 'none (never set)'} (${where})`);
         return;
       }
       const previous = await policies.change(policy);

@@ -3,7 +3,7 @@ import { bytewiseText } from './schema-helpers';
 
 /**
  * The decommission approval policy of the whole database, one row, so that every instance decides under
- * the same one: the first instance to start writes it (from its DECOMMISSION_APPROVAL, or none), and
+ * the same one: the first instance to start with DECOMMISSION_APPROVAL set writes it (none until then), and
  * `npm run db:decommission-approval` changes it. `since` is the database's time of the last change:
  * audit:verify holds every decommission from then on to the policy. A migration is history: it imports
  * nothing from the live code.
