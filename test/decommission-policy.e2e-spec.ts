@@ -27,7 +27,7 @@ describeEachDatabase('the decommission approval policy, kept in the database', (
     RATE_LIMIT_ENABLED: 'false',
     ...env,
   });
-  const setPolicy = (policy: string) => runScript(SCRIPTS.decommissionApproval, [policy], { cwd: dir, env: { DATABASE_URL: database.url } });
+  const setPolicy = (policy?: string) => runScript(SCRIPTS.decommissionApproval, policy === undefined ? [] : [policy], { cwd: dir, env: { DATABASE_URL: database.url } });
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fleet-registry-policy-'));
@@ -67,6 +67,7 @@ describeEachDatabase('the decommission approval policy, kept in the database', (
     const changed = await setPolicy('none');
     assert.equal(changed.code, 0, changed.stderr);
     assert.match(changed.stdout, /^Decommission approval policy: none \(was required\)/);
+    assert.match((await setPolicy()).stdout, /^Decommission approval policy: none \(/);
     try {
       await decommission(t, 'TIE-0002', t.bearer('officer-7', 7), ASK).expect(200);
       assert.equal((await setPolicy('sometimes')).code, 2);
