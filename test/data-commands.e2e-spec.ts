@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ASSET_COLUMNS } from '../src/assets';
 import { AuditWriteRepository } from '../src/audit';
 import { loadAppConfig } from '../src/config';
 import { type AssetRow, createDatabase, migrateToLatest, type VesselRow } from '../src/database';
@@ -47,7 +48,7 @@ function useDatabase(engine: TestEngine) {
     },
     async rows(): Promise<{ assets: AssetRow[]; vessels: VesselRow[] }> {
       return this.withDb(async (db) => ({
-        assets: await db.selectFrom('assets').selectAll().orderBy('asset_id').execute(),
+        assets: await db.selectFrom('assets').select(ASSET_COLUMNS).orderBy('asset_id').execute(),
         vessels: await db.selectFrom('vessels').selectAll().orderBy('id').execute(),
       }));
     },

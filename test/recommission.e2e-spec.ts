@@ -11,8 +11,12 @@ describeEachDatabase('POST /v1/assets/:asset_id/recommission', (engine) => {
 
   const eventsFor = (assetId: string) => auditEventsOf(t, assetId);
   const assetRow = (assetId: string) => assetRowOf(t, assetId);
+  /** An asset as an import writes it: one that arrives decommissioned is marked so, having no decommission event. */
   const addAsset = (assetId: string, status: 'active' | 'decommissioned') =>
-    t.db.insertInto('assets').values({ asset_id: assetId, asset_type: 'vehicle', former_pilot: 'TK-7', status }).execute();
+    t.db
+      .insertInto('assets')
+      .values({ asset_id: assetId, asset_type: 'vehicle', former_pilot: 'TK-7', status, imported_decommissioned: status === 'decommissioned' ? 1 : 0 })
+      .execute();
 
   before(async () => {
     t = await startTestApp({ engine });

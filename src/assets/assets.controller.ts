@@ -82,7 +82,7 @@ export class AssetsController {
     @RequestOrigin() origin: RequestOrigin,
     @Res({ passthrough: true }) response: Response,
   ): Promise<DecommissionResponseDto | DecommissionRequestResponseDto> {
-    if (this.requests.required) {
+    if (await this.requests.required()) {
       return this.openRequest('decommission', asset_id, body, officer, origin, response);
     }
     const data = await this.assets.decommission(asset_id, body, officer, origin);
@@ -122,7 +122,7 @@ export class AssetsController {
     @RequestOrigin() origin: RequestOrigin,
     @Res({ passthrough: true }) response: Response,
   ): Promise<RecommissionResponseDto | DecommissionRequestResponseDto> {
-    if (this.requests.required) {
+    if (await this.requests.required()) {
       return this.openRequest('recommission', asset_id, body, officer, origin, response);
     }
     const data = await this.assets.recommission(asset_id, body, officer, origin);

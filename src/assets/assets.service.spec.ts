@@ -11,7 +11,7 @@ import { createDatabase, type DB, migrateToLatest, type NewAsset, TransactionRun
 import { Metrics } from '../observability';
 import type { DenialLimiter } from '../rate-limit';
 import { AssetAccessDeniedError } from './assets.errors';
-import { AssetsRepository } from './assets.repository';
+import { ASSET_COLUMNS, AssetsRepository } from './assets.repository';
 import { AssetsService } from './assets.service';
 import { ListAssetsQueryDto } from './dto/asset.dto';
 import { DECOMMISSIONED_ASSET } from '../../test/support/fixtures';
@@ -77,7 +77,7 @@ describe('AssetsService', () => {
     let db: Kysely<DB>;
     let sut: AssetsService;
 
-    const assetRow = (assetId: string) => db.selectFrom('assets').selectAll().where('asset_id', '=', assetId).executeTakeFirstOrThrow();
+    const assetRow = (assetId: string) => db.selectFrom('assets').select(ASSET_COLUMNS).where('asset_id', '=', assetId).executeTakeFirstOrThrow();
     const eventsFor = (assetId: string) =>
       db.selectFrom('audit_events').selectAll().where('asset_id', '=', assetId).orderBy('id').execute();
 

@@ -7,6 +7,7 @@ import { DECOMMISSION_APPROVAL_CONFIG, type DecommissionApprovalConfig } from '.
 import { type DB, type DecommissionRequestKind, type DecommissionRequestRow, TransactionRunner } from '../database';
 import { AssetAccessDeniedError } from './assets.errors';
 import { AssetsService } from './assets.service';
+import { DecommissionPolicy } from './decommission-policy';
 import { DECOMMISSION_REQUEST_ACTIONS } from './assets.vocabulary';
 import {
   AuthorizedByIsCallerError,
@@ -77,11 +78,13 @@ export class DecommissionRequestsService {
     private readonly assets: AssetsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly policy: DecommissionPolicy,
     @Inject(DECOMMISSION_APPROVAL_CONFIG) private readonly config: DecommissionApprovalConfig,
   ) {}
 
-  get required(): boolean {
-    return this.config.policy === 'required';
+  /** Whether a DELETE opens a request: the database's policy, as it is now. */
+  required(): Promise<boolean> {
+    return this.policy.required();
   }
 
   /**

@@ -1,7 +1,7 @@
 import '../runtime';
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { APPROVAL_PROBLEMS, AuditChainVerifier, CHAIN_PROBLEMS, type Checkpoint, openCheckpoint, parseVerifierKey, TrailRepository, verifierKeyOf } from '../audit';
+import { APPROVAL_PROBLEMS, type AssetDisagreement, AuditChainVerifier, CHAIN_PROBLEMS, NO_DECOMMISSION_EVENT, type Checkpoint, openCheckpoint, parseVerifierKey, TrailRepository, verifierKeyOf } from '../audit';
 import { loadCheckpointKeyConfig, loadDatabaseConfig } from '../config';
 import { assertMigrated, createDatabase, describeLocation } from '../database';
 import { AUDIT_VERIFY_USAGE, parseVerifyArguments, type VerifyArguments } from './audit-arguments';
@@ -26,6 +26,21 @@ function readCheckpoint({ checkpoint: file, verifierKey }: VerifyArguments & { c
   } catch (error) {
     throw new Error(`Checkpoint ${file}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** A line for each thing at fault with one asset's row or its decommission's trail. */
+function describeDisagreement({ asset_id, event_id, fields }: AssetDisagreement): string[] {
+  const isApprovalProblem = (field: string): field is keyof typeof APPROVAL_PROBLEMS => field in APPROVAL_PROBLEMS;
+  const rowFields = fields.filter((field) => !isApprovalProblem(field) && field !== NO_DECOMMISSION_EVENT);
+  return [
+    ...(fields.includes(NO_DECOMMISSION_EVENT) ? [`Asset ${asset_id} is decommissioned in its row, but the trail holds no decommission event for it: its row was changed`] : []),
+    ...(rowFields.length > 0 ? [`Asset ${asset_id} disagrees with its decommission event ${event_id} on ${rowFields.join(', ')}: its row was changed`] : []),
+    ...fields.filter(isApprovalProblem).map((problem) =>
+      problem === 'approval'
+        ? `Asset ${asset_id} was decommissioned by event ${event_id} while DECOMMISSION_APPROVAL=required was in force, but ${APPROVAL_PROBLEMS[problem]}`
+        : `Asset ${asset_id} was decommissioned by event ${event_id} through a request, but ${APPROVAL_PROBLEMS[problem]}`,
+    ),
+  ];
 }
 
 /**
@@ -54,14 +69,8 @@ runCommand({
         return;
       }
       if (result.disagreeing_assets) {
-        for (const { asset_id, event_id, fields } of result.disagreeing_assets) {
-          const rowFields = fields.filter((field) => !(field in APPROVAL_PROBLEMS));
-          if (rowFields.length > 0) {
-            console.error(`Asset ${asset_id} disagrees with its decommission event ${event_id} on ${rowFields.join(', ')}: its row was changed (${where})`);
-          }
-          for (const problem of fields.filter((field): field is keyof typeof APPROVAL_PROBLEMS => field in APPROVAL_PROBLEMS)) {
-            console.error(`Asset ${asset_id} was decommissioned by event ${event_id} through a request, but ${APPROVAL_PROBLEMS[problem]} (${where})`);
-          }
+        for (const disagreement of result.disagreeing_assets) {
+          describeDisagreement(disagreement).forEach((line) => console.error(`${line} (${where})`));
         }
         process.exitCode = 1;
         return;

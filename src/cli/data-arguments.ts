@@ -1,4 +1,6 @@
 import { FORMATS, type FileLayout, formatOfFileName, isRecordKind, RECORD_KINDS, type RecordFormat, TIMESTAMP_WITH_OFFSET } from '../import';
+import type { DecommissionPolicyName } from '../assets';
+import { DECOMMISSION_APPROVAL_POLICIES } from '../config';
 import { fail, type Options, type ParsedOptions, parseOptions } from './command-options';
 
 const LAYOUT_OPTIONS = `  --format <json|ndjson|csv>   the file's format; by default its extension says (.json, .ndjson or .jsonl, .csv)
@@ -142,4 +144,27 @@ function exportStart(since: string | undefined, afterId: string | undefined): Au
     return { since: time.toISOString() };
   }
   return { afterId: 0 };
+}
+
+export const DECOMMISSION_APPROVAL_USAGE = `usage: npm run db:decommission-approval -- [none|required]
+
+Shows the decommission approval policy of the configured database (DATABASE_URL), or sets it. Every
+instance on the database follows it from its next decision on; an instance whose DECOMMISSION_APPROVAL
+is set otherwise refuses to start, so set that variable to the new policy or unset it before restarting.
+
+  none        DELETE /v1/assets/{asset_id} decommissions at once
+  required    DELETE opens a request that another officer approves
+  -h, --help  this text`;
+
+/** `[none|required]` of db:decommission-approval: no policy shows the one in force. */
+export function parsePolicyArguments(args: string[]): { policy?: DecommissionPolicyName } | { help: true } {
+  const parsed = parseOptions(args, {}, 1);
+  if ('help' in parsed) {
+    return parsed;
+  }
+  const [policy] = parsed.positionals;
+  if (policy !== undefined && !DECOMMISSION_APPROVAL_POLICIES.includes(policy as DecommissionPolicyName)) {
+    fail(`The policy must be ${DECOMMISSION_APPROVAL_POLICIES.join(' or ')}, not "${policy}"`);
+  }
+  return { policy: policy as DecommissionPolicyName | undefined };
 }

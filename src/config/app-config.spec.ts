@@ -53,7 +53,7 @@ describe('loadAppConfig', () => {
       corsOrigins: [],
       logLevel: 'info',
       metricsToken: undefined,
-      decommissionApproval: { policy: 'none', ttlSeconds: 86_400, requestsPerOfficer: 5 },
+      decommissionApproval: { policy: undefined, ttlSeconds: 86_400, requestsPerOfficer: 5 },
       tracing: undefined,
     };
 

@@ -8,8 +8,12 @@ export const APPROVAL_TTL_MAX_SECONDS = 2_592_000;
 
 /** Whether a decommission needs a second officer's approval (docs/api.md#two-officers-for-a-decommission). */
 export interface DecommissionApprovalConfig {
-  /** none: DELETE decommissions at once; required: DELETE opens a request that the officer in authorized_by approves. */
-  policy: (typeof DECOMMISSION_APPROVAL_POLICIES)[number];
+  /**
+   * The policy this instance is set to, undefined when it follows the database's (which is the one in
+   * force: src/assets/decommission-policy.ts). none: DELETE decommissions at once; required: DELETE opens
+   * a request that the officer in authorized_by approves.
+   */
+  policy?: (typeof DECOMMISSION_APPROVAL_POLICIES)[number];
   /** How long a request waits for its approval before it expires. */
   ttlSeconds: number;
   /** How many pending requests one officer may hold at once: one officer must not hold every asset. */
@@ -39,7 +43,7 @@ export class DecommissionApprovalVariables {
 
 export function decommissionApprovalConfig(vars: DecommissionApprovalVariables): DecommissionApprovalConfig {
   return {
-    policy: vars.DECOMMISSION_APPROVAL ?? 'none',
+    policy: vars.DECOMMISSION_APPROVAL,
     ttlSeconds: durationSeconds(vars.DECOMMISSION_APPROVAL_TTL ?? '24h') as number,
     requestsPerOfficer: vars.DECOMMISSION_REQUESTS_PER_OFFICER ?? 5,
   };

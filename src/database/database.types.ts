@@ -16,6 +16,8 @@ export interface AssetsTable {
   /** ISO 8601 UTC, e.g. 2026-11-21T10:00:00.000Z */
   decommissioned_at: ColumnType<string | null, string | null | undefined, string | null>;
   authorized_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1 when an import wrote the row as decommissioned (it has no decommission event), else 0 (the default). */
+  imported_decommissioned: ColumnType<number, number | undefined, number>;
 }
 
 export interface VesselsTable {
@@ -148,6 +150,14 @@ export interface DecommissionRequestsTable {
   decided_by: string | null;
 }
 
+/** The one row of the database's decommission approval policy. */
+export interface DecommissionPolicyTable {
+  id: number;
+  policy: 'none' | 'required';
+  /** ISO 8601 UTC, the database's time of the last change. */
+  since: string;
+}
+
 export interface DB {
   assets: AssetsTable;
   vessels: VesselsTable;
@@ -159,9 +169,11 @@ export interface DB {
   audit_tree_nodes: AuditTreeNodesTable;
   audit_checkpoint: AuditCheckpointTable;
   decommission_requests: DecommissionRequestsTable;
+  decommission_policy: DecommissionPolicyTable;
 }
 
-export type AssetRow = Selectable<AssetsTable>;
+/** An asset as the API and the exports show it: without the import's mark, which only audit:verify reads. */
+export type AssetRow = Omit<Selectable<AssetsTable>, 'imported_decommissioned'>;
 export type NewAsset = Insertable<AssetsTable>;
 export type VesselRow = Selectable<VesselsTable>;
 export type AuditEventRow = Selectable<AuditEventsTable>;

@@ -9,6 +9,8 @@ import * as auditQueryIndexes from './migrations/006-audit-query-indexes';
 import * as decommissionRequests from './migrations/007-decommission-requests';
 import * as auditTreeWithoutPairs from './migrations/008-audit-tree-without-pairs';
 import * as decommissionRequestKinds from './migrations/009-decommission-request-kinds';
+import * as decommissionPolicy from './migrations/010-decommission-policy';
+import * as importedDecommissions from './migrations/011-imported-decommissions';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -21,6 +23,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-decommission-requests': decommissionRequests,
   '008-audit-tree-without-pairs': auditTreeWithoutPairs,
   '009-decommission-request-kinds': decommissionRequestKinds,
+  '010-decommission-policy': decommissionPolicy,
+  '011-imported-decommissions': importedDecommissions,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {

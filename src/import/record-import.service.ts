@@ -45,6 +45,8 @@ function toAssetRow(asset: ImportAssetDto): NewAsset {
     decommission_reason: decommissioned ? asset.decommission_reason : null,
     decommissioned_at: decommissioned ? new Date(asset.decommissioned_at as string).toISOString() : null,
     authorized_by: decommissioned ? asset.authorized_by : null,
+    // No decommission event vouches for it: audit:verify exempts the rows an import marks.
+    imported_decommissioned: decommissioned ? 1 : 0,
   };
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach } from 'node:test';
 import type { Kysely } from 'kysely';
-import { AssetsRepository } from '../../src/assets';
+import { ASSET_COLUMNS, AssetsRepository } from '../../src/assets';
 import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../../src/database';
 import { FleetRepository } from '../../src/fleet';
 import { ImportRejectedError, RecordImportService } from '../../src/import/record-import.service';
@@ -63,7 +63,7 @@ export function importTestbed() {
     get sut() {
       return service;
     },
-    assetRows: () => db.selectFrom('assets').selectAll().orderBy('asset_id').execute(),
+    assetRows: () => db.selectFrom('assets').select(ASSET_COLUMNS).orderBy('asset_id').execute(),
     vesselRows: () => db.selectFrom('vessels').selectAll().orderBy('id').execute(),
   };
 }

@@ -15,6 +15,7 @@ export const SCRIPTS = {
   migrate: join(__dirname, '..', '..', 'src', 'cli', 'migrate.js'),
   auditVerify: join(__dirname, '..', '..', 'src', 'cli', 'audit-verify.js'),
   auditWitness: join(__dirname, '..', '..', 'src', 'cli', 'audit-witness.js'),
+  decommissionApproval: join(__dirname, '..', '..', 'src', 'cli', 'decommission-approval.js'),
 };
 
 export interface RunResult {

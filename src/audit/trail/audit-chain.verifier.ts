@@ -31,20 +31,31 @@ export interface ChainVerification {
 
 export interface AssetDisagreement {
   asset_id: string;
-  event_id: number;
+  /** The event the row or the trail is at fault with; null when the trail holds no decommission event for a decommissioned row. */
+  event_id: number | null;
   /**
    * The row's fields that disagree with the event: status, decommission_reason, authorized_by,
-   * decommissioned_at; for a decommission approved through a request (its event names the request),
-   * also what the trail lacks of the two officers' steps (APPROVAL_PROBLEMS).
+   * decommissioned_at; `decommission_event` when the row is decommissioned and no event says so; for
+   * a decommission, also what the trail lacks of the two officers' steps (APPROVAL_PROBLEMS).
    */
   fields: string[];
 }
 
-/** What a decommission approved through a request must have in the trail: the request, and an approval by another officer. */
+/**
+ * What a decommission must have in the trail when it took two officers: for one approved through a
+ * request (its event names it), the request and an approval by another officer; for any decommission
+ * dated since the database's policy became required, a request at all.
+ */
 export const APPROVAL_PROBLEMS = {
   request_event: 'the trail holds no decommission.request event for its request',
   approved_by: 'the trail holds no decommission.approve event for its request by an officer other than the requester',
+  approval: 'the event names no approved request: an instance decommissioned it alone',
 } as const;
+
+/** A decommissioned row that no event vouches for, and was not imported decommissioned. */
+export const NO_DECOMMISSION_EVENT = 'decommission_event';
+
+const requestIdOf = (details: string | null) => (details === null ? undefined : (JSON.parse(details) as { request_id?: string }).request_id);
 
 /**
  * How much later than the asset row's decommissioned_at its event may be placed: the event's time is the
@@ -94,7 +105,7 @@ export class AuditChainVerifier {
     if (walked.tree.hashes.join() !== decodeFrontier(head.frontier).join()) {
       return this.broken(head, head.last_event_id, 'TREE_MISMATCH');
     }
-    const disagreeing = await this.crossCheckAssets();
+    const disagreeing = merged([...(await this.crossCheckAssets()), ...(await this.decommissionsWithoutEvent()), ...(await this.decommissionsWithoutApproval())]);
     if (disagreeing.length > 0) {
       return { state: 'broken', length: head.event_count, head_hash: head.last_hash, disagreeing_assets: disagreeing };
     }
@@ -138,15 +149,47 @@ export class AuditChainVerifier {
     }
   }
 
+  /** Decommissioned rows that no decommission event records, less those imported decommissioned. */
+  private async decommissionsWithoutEvent(): Promise<AssetDisagreement[]> {
+    const found: AssetDisagreement[] = [];
+    for (let after = ''; ; ) {
+      const rows = await this.repository.findDecommissionedWithoutEvent(after, BATCH_SIZE);
+      found.push(...rows.map(({ asset_id }) => ({ asset_id, event_id: null, fields: [NO_DECOMMISSION_EVENT] })));
+      if (rows.length < BATCH_SIZE) {
+        return found;
+      }
+      after = rows[rows.length - 1].asset_id;
+    }
+  }
+
+  /** Decommissions dated since the database's policy became required whose event names no request: the rule was bypassed. */
+  private async decommissionsWithoutApproval(): Promise<AssetDisagreement[]> {
+    const policy = await this.repository.findDecommissionPolicy();
+    if (policy?.policy !== 'required') {
+      return [];
+    }
+    const found: AssetDisagreement[] = [];
+    for (let after = 0; ; ) {
+      const events = await this.repository.findDecommissionsSince(policy.since, after, BATCH_SIZE);
+      for (const { id, asset_id, details } of events) {
+        if (requestIdOf(details) === undefined) {
+          found.push({ asset_id: asset_id ?? '', event_id: id, fields: ['approval'] });
+        }
+      }
+      if (events.length < BATCH_SIZE) {
+        return found;
+      }
+      after = events[events.length - 1].id;
+    }
+  }
+
   /** For a decommission whose event names its request: the request and its approval by a second officer, as recorded. */
   private async approvalProblems(row: AssetStatusChange): Promise<(keyof typeof APPROVAL_PROBLEMS)[]> {
-    const requestId = row.event_details === null ? undefined : (JSON.parse(row.event_details) as { request_id?: string }).request_id;
+    const requestId = requestIdOf(row.event_details);
     if (requestId === undefined) {
       return [];
     }
-    const steps = (await this.repository.findRequestSteps(row.asset_id)).filter(
-      ({ details }) => details !== null && (JSON.parse(details) as { request_id?: string }).request_id === requestId,
-    );
+    const steps = (await this.repository.findRequestSteps(row.asset_id)).filter(({ details }) => requestIdOf(details) === requestId);
     const requester = steps.find(({ action }) => action === AUDIT_ACTIONS.requestDecommission)?.actor;
     const approvedByAnother = steps.some(({ action, actor }) => action === AUDIT_ACTIONS.approveDecommission && actor !== requester);
     return [...(requester === undefined ? (['request_event'] as const) : []), ...(approvedByAnother ? [] : (['approved_by'] as const))];
@@ -194,6 +237,17 @@ export class AuditChainVerifier {
   private broken(head: AuditChainHead, eventId: number, problem: ChainProblem): ChainVerification {
     return { state: 'broken', length: head.event_count, head_hash: head.last_hash, first_broken_event_id: eventId, problem };
   }
+}
+
+/** One entry an asset and event, in asset order, then event order (a missing event first). */
+function merged(disagreements: AssetDisagreement[]): AssetDisagreement[] {
+  const byKey = new Map<string, AssetDisagreement>();
+  for (const disagreement of disagreements) {
+    const key = `${disagreement.asset_id} ${disagreement.event_id}`;
+    const known = byKey.get(key);
+    byKey.set(key, known ? { ...known, fields: [...known.fields, ...disagreement.fields] } : disagreement);
+  }
+  return [...byKey.values()].sort((a, b) => (a.asset_id === b.asset_id ? (a.event_id ?? 0) - (b.event_id ?? 0) : a.asset_id < b.asset_id ? -1 : 1));
 }
 
 /**

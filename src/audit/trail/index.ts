@@ -1,4 +1,4 @@
-export { APPROVAL_PROBLEMS, AuditChainVerifier, CHAIN_PROBLEMS, type ChainProblem } from './audit-chain.verifier';
+export { APPROVAL_PROBLEMS, type AssetDisagreement, AuditChainVerifier, CHAIN_PROBLEMS, type ChainProblem, NO_DECOMMISSION_EVENT } from './audit-chain.verifier';
 export { chainEvents, DECISION_FIELDS, endAfter, LEAF_FIELDS, nextEvent, STORED_EVENT_COLUMNS, type UnchainedEvent } from './audit-chain';
 export { AuditTree } from './audit-tree';
 export { ChainVerificationThread } from './chain-verification-thread';

@@ -112,6 +112,53 @@ export class TrailRepository {
       .execute();
   }
 
+  /** The database's decommission approval policy and the time it took effect (migration 010); undefined before any instance set it. */
+  findDecommissionPolicy() {
+    return this.db.selectFrom('decommission_policy').select(['policy', 'since']).where('id', '=', 1).executeTakeFirst();
+  }
+
+  /** Allowed decommission events dated at or after `since`, in chain order after `afterId` (the action index finds them). */
+  findDecommissionsSince(since: string, afterId: number, limit: number) {
+    return this.db
+      .selectFrom('audit_events')
+      .select(['id', 'asset_id', 'details'])
+      .where('action', '=', AUDIT_ACTIONS.decommission)
+      .where('id', '>', afterId)
+      .where('occurred_at', '>=', since)
+      .where('outcome', '=', 'allowed')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Decommissioned assets that no allowed decommission event names, in asset order after `afterAssetId`,
+   * less those an import wrote decommissioned (migration 011 marks them).
+   */
+  findDecommissionedWithoutEvent(afterAssetId: string, limit: number) {
+    return this.db
+      .selectFrom('assets')
+      .select('asset_id')
+      .where('status', '=', 'decommissioned')
+      .where('imported_decommissioned', '=', 0)
+      .where('asset_id', '>', afterAssetId)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('audit_events')
+              .select('audit_events.id')
+              .whereRef('audit_events.asset_id', '=', 'assets.asset_id')
+              .where('audit_events.action', '=', AUDIT_ACTIONS.decommission)
+              .where('audit_events.outcome', '=', 'allowed'),
+          ),
+        ),
+      )
+      .orderBy('asset_id')
+      .limit(limit)
+      .execute();
+  }
+
   /** Every asset ever decommissioned, beside its latest allowed decommission or recommission event, in asset order, after `afterAssetId`. */
   findLatestStatusChanges(afterAssetId: string, limit: number): Promise<AssetStatusChange[]> {
     return this.db

@@ -264,13 +264,13 @@ export type AuditEventListResponseDto = {
 export type AssetDisagreementDto = {
     asset_id: string;
     /**
-     * The allowed decommission or recommission event the row disagrees with
+     * The allowed decommission or recommission event the row or the trail is at fault with; null when the row is decommissioned and no decommission event records it
      */
-    event_id: number;
+    event_id: number | null;
     /**
-     * The fields that disagree
+     * The row's fields that disagree with the event; decommission_event: the row is decommissioned, was not imported so, and no decommission event records it. request_event: the trail holds no decommission.request event for its request. approved_by: the trail holds no decommission.approve event for its request by an officer other than the requester. approval: the event names no approved request: an instance decommissioned it alone.
      */
-    fields: Array<'status' | 'decommission_reason' | 'authorized_by' | 'decommissioned_at'>;
+    fields: Array<'status' | 'decommission_reason' | 'authorized_by' | 'decommissioned_at' | 'decommission_event' | 'request_event' | 'approved_by' | 'approval'>;
 };
 
 export type AuditChainVerificationDto = {

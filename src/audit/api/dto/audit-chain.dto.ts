@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ASSET_ID_SCHEMA, HEX_SHA256_SCHEMA, SAFE_INTEGER_BOUNDS, SuccessEnvelope } from '../../../common';
-import { CHAIN_PROBLEMS, type ChainProblem } from '../../trail';
+import { APPROVAL_PROBLEMS, CHAIN_PROBLEMS, type ChainProblem, NO_DECOMMISSION_EVENT } from '../../trail';
 
 const STATES = ['intact', 'broken'] as const;
-const ASSET_FIELDS = ['status', 'decommission_reason', 'authorized_by', 'decommissioned_at'];
+const ASSET_FIELDS = ['status', 'decommission_reason', 'authorized_by', 'decommissioned_at', NO_DECOMMISSION_EVENT, ...Object.keys(APPROVAL_PROBLEMS)];
 /** Every asset id there can be (AAA-9999): the most assets that can disagree. */
 const ASSET_ID_COUNT = 26 ** 3 * 10 ** 4;
 
@@ -11,10 +11,26 @@ export class AssetDisagreementDto {
   @ApiProperty({ ...ASSET_ID_SCHEMA })
   asset_id!: string;
 
-  @ApiProperty({ ...SAFE_INTEGER_BOUNDS, minimum: 1, example: 57, description: 'The allowed decommission or recommission event the row disagrees with' })
-  event_id!: number;
+  @ApiProperty({
+    ...SAFE_INTEGER_BOUNDS,
+    minimum: 1,
+    nullable: true,
+    example: 57,
+    description: 'The allowed decommission or recommission event the row or the trail is at fault with; null when the row is decommissioned and no decommission event records it',
+  })
+  event_id!: number | null;
 
-  @ApiProperty({ enum: ASSET_FIELDS, isArray: true, maxItems: ASSET_FIELDS.length, example: ['authorized_by'], description: 'The fields that disagree' })
+  @ApiProperty({
+    enum: ASSET_FIELDS,
+    isArray: true,
+    maxItems: ASSET_FIELDS.length,
+    example: ['authorized_by'],
+    description:
+      `The row's fields that disagree with the event; ${NO_DECOMMISSION_EVENT}: the row is decommissioned, was not imported so, and no decommission event records it. ` +
+      Object.entries(APPROVAL_PROBLEMS)
+        .map(([problem, meaning]) => `${problem}: ${meaning}.`)
+        .join(' '),
+  })
   fields!: string[];
 }
 

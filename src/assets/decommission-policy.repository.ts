@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { Kysely } from 'kysely';
+import { databaseClock, type DB, type DecommissionPolicyTable } from '../database';
+
+export type DecommissionPolicyName = DecommissionPolicyTable['policy'];
+
+/** The database's one decommission approval policy (migration 010), dated by the database's clock. */
+@Injectable()
+export class DecommissionPolicyRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async find(): Promise<DecommissionPolicyName | undefined> {
+    const row = await this.db.selectFrom('decommission_policy').select('policy').where('id', '=', 1).executeTakeFirst();
+    return row?.policy;
+  }
+
+  /** Writes `policy` if the database has none yet (the first instance to start); returns the policy in force. */
+  async adopt(policy: DecommissionPolicyName): Promise<DecommissionPolicyName> {
+    await this.db
+      .insertInto('decommission_policy')
+      .values({ id: 1, policy, since: databaseClock(this.db) })
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .execute();
+    return (await this.find()) ?? policy;
+  }
+
+  /** Sets the policy, dated now unless it already was the policy; returns the one it replaced, if any. */
+  change(policy: DecommissionPolicyName): Promise<DecommissionPolicyName | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const previous = await trx.selectFrom('decommission_policy').select('policy').where('id', '=', 1).executeTakeFirst();
+      if (previous?.policy !== policy) {
+        await trx
+          .insertInto('decommission_policy')
+          .values({ id: 1, policy, since: databaseClock(trx) })
+          .onConflict((conflict) => conflict.column('id').doUpdateSet({ policy, since: databaseClock(trx) }))
+          .execute();
+      }
+      return previous?.policy;
+    });
+  }
+}
