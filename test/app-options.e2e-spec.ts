@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import request from 'supertest';
 import { expectErrorBody } from './support/http';
+import { auditSigningKeyFile } from './support/key-files';
 import { startTestApp } from './support/test-app';
 
 /** What production asks of a test app beyond the test defaults: its own audit signing key. */
-const PRODUCTION = { NODE_ENV: 'production', AUDIT_SIGNING_KEY_FILE: resolve('test/fixtures/audit-signing-key.pem') };
+const PRODUCTION = { NODE_ENV: 'production', AUDIT_SIGNING_KEY_FILE: auditSigningKeyFile() };
 const DOCS_PATHS = ['/docs', '/docs/', '/docs/swagger-ui-bundle.js', '/docs-json', '/docs-yaml'];
 
 describe('DOCS_ENABLED and CORS_ORIGINS', () => {

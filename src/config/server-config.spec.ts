@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { assertRefused } from '../../test/support/configuration';
+import { auditSigningKeyFile } from '../../test/support/key-files';
 import { loadAppConfig } from '.';
 
 const CWD = resolve('/srv/fleet-registry');
 /** Production asks for an audit signing key. */
-const KEY_FILE = resolve('test/fixtures/audit-signing-key.pem');
+const KEY_FILE = auditSigningKeyFile();
 
 const load = (env: NodeJS.ProcessEnv) => loadAppConfig(env, CWD);
 const refuses = (env: NodeJS.ProcessEnv, ...fragments: string[]) => assertRefused(load, env, ...fragments);
