@@ -69,7 +69,14 @@ export class Metrics {
     help: 'Events this instance, as sequencer, placed in the audit chain',
     registers: [this.registry],
   });
+  private readonly auditVerifications = new Counter({
+    name: 'fleet_registry_audit_verifications_total',
+    help: 'GET /v1/audit/verify as this instance met it: started a walk, joined the walk of the same trail head, or refused (every walk running)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   private auditLagSeconds: () => number = () => 0;
+  private auditVerificationsRunning: () => number = () => 0;
 
   constructor(db: Kysely<DB>) {
     collectDefaultMetrics({ register: this.registry });
@@ -80,6 +87,15 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(lagSeconds());
+      },
+    });
+    const verificationsRunning = () => this.auditVerificationsRunning();
+    new Gauge({
+      name: 'fleet_registry_audit_verifications_running',
+      help: 'Walks of the audit chain running on this instance, each a thread and, on PostgreSQL, a connection of its own',
+      registers: [this.registry],
+      collect() {
+        this.set(verificationsRunning());
       },
     });
     if (poolUsage(db)) {
@@ -122,6 +138,15 @@ export class Metrics {
   auditBatchSequenced(size: number): void {
     this.auditBatches.observe(size);
     this.auditSequenced.inc(size);
+  }
+
+  auditVerificationAsked(outcome: 'started' | 'joined' | 'refused'): void {
+    this.auditVerifications.inc({ outcome });
+  }
+
+  /** `count` gives the walks of the audit chain running when Prometheus scrapes. */
+  countAuditVerificationsRunningWith(count: () => number): void {
+    this.auditVerificationsRunning = count;
   }
 
   /** `read` gives the sequencing lag in seconds when Prometheus scrapes. */

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { ApiProperty, ApiResponse, type HeaderObject } from '@nestjs/swagger';
 
 /** The longest message an error body carries: a longer one (a validation naming many fields) is cut. */
 export const ERROR_MESSAGE_MAX_LENGTH = 1024;
@@ -18,6 +18,6 @@ export class ErrorResponseDto {
 export const WWW_AUTHENTICATE_HEADER = { 'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string', enum: ['Bearer'] } } };
 
 /** Documents one error response with the spec's body, a concrete example, and when it happens. */
-export function ApiErrorResponse(status: number, errorCode: string, message: string, description: string, headers?: typeof WWW_AUTHENTICATE_HEADER) {
+export function ApiErrorResponse(status: number, errorCode: string, message: string, description: string, headers?: Record<string, HeaderObject>) {
   return ApiResponse({ status, description, type: ErrorResponseDto, example: { status: 'error', message, error_code: errorCode }, headers });
 }
