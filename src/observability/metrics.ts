@@ -75,8 +75,12 @@ export class Metrics {
     labelNames: ['outcome'],
     registers: [this.registry],
   });
+  private readonly auditVerificationsRunning = new Gauge({
+    name: 'fleet_registry_audit_verifications_running',
+    help: 'Walks of the audit chain running on this instance, each a thread and, on PostgreSQL, a connection of its own',
+    registers: [this.registry],
+  });
   private auditLagSeconds: () => number = () => 0;
-  private auditVerificationsRunning: () => number = () => 0;
 
   constructor(db: Kysely<DB>) {
     collectDefaultMetrics({ register: this.registry });
@@ -87,15 +91,6 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(lagSeconds());
-      },
-    });
-    const verificationsRunning = () => this.auditVerificationsRunning();
-    new Gauge({
-      name: 'fleet_registry_audit_verifications_running',
-      help: 'Walks of the audit chain running on this instance, each a thread and, on PostgreSQL, a connection of its own',
-      registers: [this.registry],
-      collect() {
-        this.set(verificationsRunning());
       },
     });
     if (poolUsage(db)) {
@@ -142,11 +137,13 @@ export class Metrics {
 
   auditVerificationAsked(outcome: 'started' | 'joined' | 'refused'): void {
     this.auditVerifications.inc({ outcome });
+    if (outcome === 'started') {
+      this.auditVerificationsRunning.inc();
+    }
   }
 
-  /** `count` gives the walks of the audit chain running when Prometheus scrapes. */
-  countAuditVerificationsRunningWith(count: () => number): void {
-    this.auditVerificationsRunning = count;
+  auditVerificationEnded(): void {
+    this.auditVerificationsRunning.dec();
   }
 
   /** `read` gives the sequencing lag in seconds when Prometheus scrapes. */

@@ -41,9 +41,7 @@ export class ChainVerificationGate {
     private readonly thread: ChainVerificationThread,
     private readonly trail: TrailRepository,
     private readonly metrics: Metrics,
-  ) {
-    metrics.countAuditVerificationsRunningWith(() => this.walks.size);
-  }
+  ) {}
 
   async verify(): Promise<ChainVerification> {
     const head = await this.trail.findChainHead();
@@ -61,6 +59,7 @@ export class ChainVerificationGate {
     const started = performance.now();
     const walk = this.thread.verify().finally(() => {
       this.walks.delete(key);
+      this.metrics.auditVerificationEnded();
       this.lastWalkSeconds = Math.min(RETRY_AFTER_MAX_SECONDS, Math.max(1, Math.ceil((performance.now() - started) / 1000)));
     });
     this.walks.set(key, walk);
