@@ -181,6 +181,19 @@ describeEachDatabase('npm run db:import', (engine) => {
     );
   });
 
+  it('refuses a record nested too deep in one line naming the file, the record and the limit, in JSON and NDJSON alike', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    assertRefused(
+      await data.run(SCRIPTS.import, [data.file('deep.json', `{"assets": [\n{"asset_id": "DEP-0001", "asset_type": ${deep}}]}`)]),
+      /^Import refused, nothing was written: .*\n {2}deep\.json line 2, column \d+: a record nested deeper than 8 levels; nothing was imported\n/,
+    );
+    assertRefused(
+      await data.run(SCRIPTS.import, [data.file('deep.ndjson', `{"kind": "asset", "asset_id": "DEP-0001", "asset_type": "vehicle", "former_pilot": "TK-1"}\n{"kind": "asset", "asset_id": "DEP-0002", "asset_type": ${deep}}\n`)]),
+      /^Import refused, nothing was written: .*\n {2}deep\.ndjson line 2, column \d+: a record nested deeper than 8 levels; nothing was imported\n/,
+    );
+    assert.ok(!(await data.rows()).assets.some((row) => row.asset_id.startsWith('DEP-')), 'nothing was written');
+  });
+
   it('refuses a file that is not of the expected shape', async () => {
     for (const [name, content, expected] of [
       ['list.json', '[1, 2]', /list\.json must hold an object/],

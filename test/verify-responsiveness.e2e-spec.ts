@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { chainEvents, GENESIS_HASH } from '../src/audit/trail/audit-chain';
-import type { AuditChainHead } from '../src/database';
 import { startTestApp, type TestApp } from './support/test-app';
+import { fillTrail } from './support/trail';
 
 const EVENTS = 300_000;
-const BATCH = 1_000;
 
 // On SQLite every query answers synchronously: a verification that never yields holds the event loop.
 describe('verifying a 300,000-event trail on SQLite', () => {
@@ -19,20 +17,7 @@ describe('verifying a 300,000-event trail on SQLite', () => {
 
   before(async () => {
     t = await startTestApp({ records: null });
-    let head: AuditChainHead = await t.db.selectFrom('audit_chain_head').selectAll().executeTakeFirstOrThrow();
-    assert.equal(head.last_hash, GENESIS_HASH, 'the trail starts empty');
-    const fields = { action: 'auth.authenticate', outcome: 'denied', reason: 'UNAUTHENTICATED', actor: null, actor_clearance: null, asset_id: null, request_id: 'r', ip: '127.0.0.1', method: 'GET', path: '/v1/fleet/star-destroyers', details: null } as const;
-    const recordedAt = new Date().toISOString();
-    for (let written = 0; written < EVENTS; written += BATCH) {
-      const chained = chainEvents(head, Array.from({ length: BATCH }, () => ({ ...fields, recorded_at: recordedAt })));
-      await t.db.insertInto('audit_events').values(chained.events).execute();
-      if (chained.nodes.length > 0) {
-        await t.db.insertInto('audit_tree_nodes').values(chained.nodes.map(({ level, index, hash }) => ({ level, node_index: index, hash }))).execute();
-      }
-      head = chained.head;
-    }
-    const { id, ...moved } = head;
-    await t.db.updateTable('audit_chain_head').set(moved).where('id', '=', id).execute();
+    await fillTrail(t.db, EVENTS);
     const server = t.app.getHttpServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;

@@ -3,7 +3,7 @@ import { DENIAL_RECORDER } from '../common';
 import { MetricsModule } from '../observability';
 import { RateLimitModule } from '../rate-limit';
 import { AuditController, AuditEventsService, AuditQueryRepository, AuditStream } from './api';
-import { AuditChainVerifier, AuditTree, ChainVerificationThread, TrailRepository } from './trail';
+import { AuditChainVerifier, AuditTree, ChainVerificationGate, ChainVerificationThread, TrailRepository } from './trail';
 import { AUDIT_LOG_PROVIDER, AuditLog, AuditService, AuditWriteRepository } from './write';
 
 /** The audit trail in three rooms: write/ (appending decisions), trail/ (chain, tree, checkpoints, verification), api/ (reading it over HTTP). */
@@ -18,6 +18,7 @@ import { AUDIT_LOG_PROVIDER, AuditLog, AuditService, AuditWriteRepository } from
     AuditTree,
     AuditChainVerifier,
     ChainVerificationThread,
+    ChainVerificationGate,
     AuditQueryRepository,
     AuditEventsService,
     AuditStream,

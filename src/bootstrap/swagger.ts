@@ -91,11 +91,16 @@ function addCommonResponses(document: OpenAPIObject, rateLimit: RateLimitConfig,
               ...errorResponse(RATE_LIMITED_DESCRIPTION, 'RATE_LIMITED', RATE_LIMITED_MESSAGE),
               headers: { 'Retry-After': integerHeader('Seconds until the client may try again', 1, RATE_LIMIT_WINDOW_SECONDS) },
             };
-        operation.responses['503'] = errorResponse(
-          'The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)',
-          'SERVICE_UNAVAILABLE',
-          'The service is temporarily unavailable',
-        );
+        // A route that documents a 503 of its own adds its reason, and its headers, to the shared one.
+        const own = operation.responses['503'] as ResponseObject | undefined;
+        operation.responses['503'] = {
+          ...errorResponse(
+            `The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)${own ? `; or ${own.description}` : ''}`,
+            'SERVICE_UNAVAILABLE',
+            'The service is temporarily unavailable',
+          ),
+          ...(own?.headers && { headers: own.headers }),
+        };
       }
       if (operation.requestBody) {
         operation.responses['413'] = errorResponse('Body over 16 KB (PAYLOAD_TOO_LARGE)', 'PAYLOAD_TOO_LARGE', 'Request body exceeds the 16 KB limit');

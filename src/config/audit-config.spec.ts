@@ -28,6 +28,7 @@ describe('loadAppConfig: the audit trail', () => {
         takeoverIntervalMs: 500,
         sequencingTimeoutMs: 10_000,
         readinessLagMs: 2_000,
+        verificationsMax: 2,
       });
       const sut = load({
         AUDIT_BATCH_LIMIT: '100',
@@ -35,6 +36,7 @@ describe('loadAppConfig: the audit trail', () => {
         AUDIT_TAKEOVER_INTERVAL_MS: '1000',
         AUDIT_SEQUENCING_TIMEOUT_MS: '3000',
         AUDIT_READINESS_LAG_MS: '500',
+        AUDIT_VERIFICATIONS_MAX: '4',
       });
       assert.deepEqual(sut.audit, {
         signingKey: undefined,
@@ -46,6 +48,7 @@ describe('loadAppConfig: the audit trail', () => {
         takeoverIntervalMs: 1_000,
         sequencingTimeoutMs: 3_000,
         readinessLagMs: 500,
+        verificationsMax: 4,
       });
     });
 
@@ -113,6 +116,7 @@ describe('loadAppConfig: the audit trail', () => {
         ['AUDIT_TAKEOVER_INTERVAL_MS', ['49', '60001']],
         ['AUDIT_SEQUENCING_TIMEOUT_MS', ['99', '600001']],
         ['AUDIT_READINESS_LAG_MS', ['99', '600001']],
+        ['AUDIT_VERIFICATIONS_MAX', ['0', '33', 'two']],
       ] as const) {
         for (const value of values) {
           refuses({ [variable]: value }, variable);

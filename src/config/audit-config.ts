@@ -25,6 +25,8 @@ export interface AuditConfig {
   logOrigin: string;
   /** A checkpoint is signed at most this often, when the tree has grown. */
   checkpointIntervalMs: number;
+  /** The most walks of the chain (GET /v1/audit/verify) an instance runs at once; past it, 503. */
+  verificationsMax: number;
 }
 
 /** What audit:verify --checkpoint reads to check a checkpoint's signature by default: the service's key and its name. */
@@ -69,6 +71,11 @@ export class AuditVariables extends CheckpointKeyVariables {
   @ToInteger()
   @IsIntInRange(100, 3_600_000)
   AUDIT_CHECKPOINT_INTERVAL_MS?: number;
+
+  @IsOptional()
+  @ToInteger()
+  @IsIntInRange(1, 32)
+  AUDIT_VERIFICATIONS_MAX?: number;
 }
 
 /** Names this service's log; a deployment sets its own, unique to it, so that witnesses never mix two logs. */
@@ -100,6 +107,8 @@ export function auditConfig(vars: AuditVariables, runtime: RuntimeVariables, cwd
     takeoverIntervalMs,
     sequencingTimeoutMs,
     readinessLagMs: vars.AUDIT_READINESS_LAG_MS ?? 2_000,
+    // Each walk is a thread with its own heap and, on PostgreSQL, a connection of its own.
+    verificationsMax: vars.AUDIT_VERIFICATIONS_MAX ?? 2,
   };
 }
 

@@ -69,6 +69,17 @@ export class Metrics {
     help: 'Events this instance, as sequencer, placed in the audit chain',
     registers: [this.registry],
   });
+  private readonly auditVerifications = new Counter({
+    name: 'fleet_registry_audit_verifications_total',
+    help: 'GET /v1/audit/verify as this instance met it: started a walk, joined the walk of the same trail head, or refused (every walk running)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  private readonly auditVerificationsRunning = new Gauge({
+    name: 'fleet_registry_audit_verifications_running',
+    help: 'Walks of the audit chain running on this instance, each a thread and, on PostgreSQL, a connection of its own',
+    registers: [this.registry],
+  });
   private auditLagSeconds: () => number = () => 0;
 
   constructor(db: Kysely<DB>) {
@@ -122,6 +133,17 @@ export class Metrics {
   auditBatchSequenced(size: number): void {
     this.auditBatches.observe(size);
     this.auditSequenced.inc(size);
+  }
+
+  auditVerificationAsked(outcome: 'started' | 'joined' | 'refused'): void {
+    this.auditVerifications.inc({ outcome });
+    if (outcome === 'started') {
+      this.auditVerificationsRunning.inc();
+    }
+  }
+
+  auditVerificationEnded(): void {
+    this.auditVerificationsRunning.dec();
   }
 
   /** `read` gives the sequencing lag in seconds when Prometheus scrapes. */

@@ -5,7 +5,7 @@ import { ApiErrorResponse, ValidationFailedError } from '../../common';
 import { AUDIT_ACTIONS } from '../audit.vocabulary';
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../../auth';
 import { AuditStream, STREAMS_PER_CLIENT, type StreamSink } from './audit-stream';
-import { AuditTree, ChainVerificationThread } from '../trail';
+import { AuditTree, ChainVerificationGate, RETRY_AFTER_MAX_SECONDS, VERIFICATIONS_BUSY_MESSAGE } from '../trail';
 import { AuditEventsService, auditFilterOf } from './audit-events.service';
 import { type ListedAuditEvent, shownEvent } from './audit-query.repository';
 import { AuditChainVerificationResponseDto } from './dto/audit-chain.dto';
@@ -96,7 +96,7 @@ function sseSink(res: Response): StreamSink {
 export class AuditController {
   constructor(
     private readonly events: AuditEventsService,
-    private readonly chain: ChainVerificationThread,
+    private readonly chain: ChainVerificationGate,
     private readonly tree: AuditTree,
     private readonly streams: AuditStream,
   ) {}
@@ -153,9 +153,18 @@ export class AuditController {
   @RequiresClearance(7, { action: AUDIT_ACTIONS.verifyAudit })
   @ApiOperation({
     summary: 'Walk the audit hash chain and report whether it is intact (clearance 7 or higher)',
-    description: 'Reads the whole chain in batches: the time it takes grows with the number of events.',
+    description:
+      'Reads the whole chain in batches: the time it takes grows with the number of events. ' +
+      'Requests that arrive while a walk of the same trail head runs get that walk\'s answer; a walk of another head starts only while fewer than AUDIT_VERIFICATIONS_MAX run on the instance (503 otherwise).',
   })
   @ApiOkResponse({ type: AuditChainVerificationResponseDto, description: 'The chain was walked: intact, or broken at the event named' })
+  @ApiErrorResponse(
+    503,
+    'AUDIT_VERIFICATIONS_BUSY',
+    VERIFICATIONS_BUSY_MESSAGE,
+    'AUDIT_VERIFICATIONS_MAX walks of other trail heads already run on this instance (AUDIT_VERIFICATIONS_BUSY)',
+    { 'Retry-After': { description: 'Seconds the last walk took: about when one ends', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: RETRY_AFTER_MAX_SECONDS } } },
+  )
   async verify(): Promise<AuditChainVerificationResponseDto> {
     return { status: 'success', data: await this.chain.verify() };
   }
@@ -167,7 +176,7 @@ export class AuditController {
     description: 'A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one.',
   })
   @ApiOkResponse({ description: 'The note exactly as signed', content: { [TEXT]: { schema: CHECKPOINT_SCHEMA } } })
-  @ApiErrorResponse(503, ...NO_CHECKPOINT, 'No checkpoint signed yet, or the database is unavailable (SERVICE_UNAVAILABLE)')
+  @ApiErrorResponse(503, ...NO_CHECKPOINT, 'no audit checkpoint signed yet (SERVICE_UNAVAILABLE)')
   @Header('Content-Type', TEXT)
   async checkpoint(): Promise<string> {
     return (await this.tree.latestCheckpoint()).note;

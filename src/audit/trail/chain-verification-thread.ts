@@ -8,9 +8,17 @@ import { AuditChainVerifier, type ChainVerification } from './audit-chain.verifi
 /** What the worker posts: the verification, or why it could not finish. */
 export type VerificationOutcome = { verified: ChainVerification } | { failure: string; unavailable: boolean };
 
-/** A thread's own connection needs no more than one: the walk reads one batch at a time. */
+/**
+ * A thread's own connection needs no more than one: the walk reads one batch at a time. On PostgreSQL it
+ * is named for what it does (application_name `<the server's>:audit-verify`), so pg_stat_activity shows it.
+ */
 function oneConnection(location: DatabaseLocation): DatabaseLocation {
-  return location.dialect === 'postgres' ? { ...location, poolSize: 1 } : location;
+  if (location.dialect !== 'postgres') {
+    return location;
+  }
+  const url = new URL(location.url);
+  url.searchParams.set('application_name', `${url.searchParams.get('application_name') ?? 'fleet-registry'}:audit-verify`);
+  return { ...location, url: url.toString(), poolSize: 1 };
 }
 
 /**

@@ -3,8 +3,8 @@ import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { readRecords, writeRecords } from '.';
 import type { RecordKind } from '../record-kinds';
-import { MAX_RECORD_DEPTH, readJsonRecords } from './json-records';
-import { MAX_RECORD_BYTES, type SourceItem, type SourceProblem, UnreadableFileError } from './record-source';
+import { readJsonRecords } from './json-records';
+import { MAX_RECORD_BYTES, MAX_RECORD_DEPTH, type SourceItem, type SourceProblem, UnreadableFileError } from './record-source';
 
 /** Each record with its place named, as messages name it. */
 type Found = { kind: RecordKind; value: unknown; at: string; fieldSeparator: string } | SourceProblem;
@@ -175,6 +175,20 @@ describe('readJsonRecords against hostile records', () => {
     assert.equal(message, `huge.json line 2, column 3: a record longer than ${MAX_RECORD_BYTES} bytes; nothing was imported`);
     assert.ok(sent * chunk.length < 2 * MAX_RECORD_BYTES, 'reading stopped at the limit');
     assert.ok(peakRss < 400 * 1024 * 1024, `peak RSS ${peakRss}`);
+  });
+});
+
+describe('readNdjsonRecords against hostile records', () => {
+  it(`refuses a record nested deeper than ${MAX_RECORD_DEPTH} levels as JSON does, naming its line, without exhausting the stack`, async () => {
+    const deep = `{"kind": "asset", "asset_id": "TIE-0001"}\n{"kind": "asset", "asset_id": ${'['.repeat(200_000)}${']'.repeat(200_000)}}\n`;
+    const message = await rejection(readRecords(chunked(deep, 65_536), 'deep.ndjson', { format: 'ndjson' }));
+    assert.match(message, new RegExp(`^deep\\.ndjson line 2, column 39: a record nested deeper than ${MAX_RECORD_DEPTH} levels; nothing was imported$`));
+  });
+
+  it(`reads a record nested exactly ${MAX_RECORD_DEPTH} levels, brackets inside its strings not counted`, async () => {
+    const nested = `${'['.repeat(MAX_RECORD_DEPTH)}"]]]]]]]]]\\"[[[[[[[[["${']'.repeat(MAX_RECORD_DEPTH)}`;
+    const found = await collect(readRecords(Readable.from([`{"kind": "asset", "asset_id": "TIE-0001", "notes": ${nested}}\n`]), 'ok.ndjson', { format: 'ndjson' }));
+    assert.deepEqual(found, [{ kind: 'asset', value: { asset_id: 'TIE-0001', notes: JSON.parse(nested) }, at: 'ok.ndjson line 1', fieldSeparator: ': ' }]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { TokenParser, TokenParserError, Tokenizer, TokenizerError, TokenType } from '@streamparser/json';
 import { KIND_DETAILS, RECORD_KINDS, type RecordKind } from '../record-kinds';
-import { LineCounter, MAX_RECORD_BYTES, type SourceItem, UnreadableFileError } from './record-source';
+import { LineCounter, MAX_RECORD_BYTES, MAX_RECORD_DEPTH, nestedTooDeep, type SourceItem, UnreadableFileError } from './record-source';
 
 const KIND_OF_LIST = new Map<unknown, RecordKind>(RECORD_KINDS.map((kind) => [KIND_DETAILS[kind].list, kind]));
 const PLACE_IN_LIST = Object.fromEntries(RECORD_KINDS.map((kind) => [kind, (index: number) => `${KIND_DETAILS[kind].list}[${index}]`])) as Record<
@@ -11,8 +11,6 @@ const LISTS = RECORD_KINDS.map((kind) => KIND_DETAILS[kind].list).join(' and ');
 
 const DOCUMENT = '{ "assets": [...], "vessels": [...] }';
 
-/** Records are flat objects: one holding objects or arrays deeper than this is refused, not parsed. */
-export const MAX_RECORD_DEPTH = 8;
 /** The depth of a record's own braces. */
 const RECORD_DEPTH = 3;
 
@@ -99,7 +97,7 @@ export async function* readJsonRecords(input: AsyncIterable<Uint8Array | string>
       recordStart = undefined;
     }
     if (outline.depth > RECORD_DEPTH + MAX_RECORD_DEPTH) {
-      failure = new UnreadableFileError(`${name} ${lines.describe(token.offset)}: a record nested deeper than ${MAX_RECORD_DEPTH} levels; nothing was imported`);
+      failure = nestedTooDeep(`${name} ${lines.describe(token.offset)}`);
       return;
     }
     parser.write(token);

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { isRecordKind, RECORD_KINDS } from '../record-kinds';
-import { MAX_RECORD_BYTES, type SourceItem, UnreadableFileError } from './record-source';
+import { MAX_RECORD_BYTES, MAX_RECORD_DEPTH, nestedTooDeep, type SourceItem, UnreadableFileError } from './record-source';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -39,8 +39,39 @@ async function* boundedLines(input: Readable, name: string): AsyncGenerator<stri
 }
 
 /**
+ * Where in the line an object or array opens past the record's own braces and MAX_RECORD_DEPTH levels
+ * within them, or undefined: counted before JSON.parse, since what is done with a parsed value that
+ * deep (validation, copies) recurses and would exhaust the stack. Brackets inside strings do not count.
+ */
+function indexPastDepthLimit(line: string): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < line.length; index++) {
+    const char = line[index];
+    if (inString) {
+      if (char === '\\') {
+        index++;
+      } else if (char === '"') {
+        inString = false;
+      }
+    } else if (char === '"') {
+      inString = true;
+    } else if (char === '{' || char === '[') {
+      depth++;
+      if (depth > 1 + MAX_RECORD_DEPTH) {
+        return index;
+      }
+    } else if (char === '}' || char === ']') {
+      depth--;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Reads one record a line, each naming its kind: `{"kind":"vessel","id":"ISD-001",...}`. Blank lines
- * are skipped; a line that is not JSON is a problem of that line, and the lines after it are still read.
+ * are skipped; a line that is not JSON is a problem of that line, and the lines after it are still read;
+ * a record nested too deep makes the file unreadable, as in a JSON file.
  */
 export async function* readNdjsonRecords(input: Readable, name: string): AsyncGenerator<SourceItem> {
   const place = (line: number) => `${name} line ${line}`;
@@ -49,6 +80,11 @@ export async function* readNdjsonRecords(input: Readable, name: string): AsyncGe
     lineNumber += 1;
     if (line.trim() === '') {
       continue;
+    }
+    const tooDeepAt = indexPastDepthLimit(line);
+    if (tooDeepAt !== undefined) {
+      // As in a JSON file: the column counts bytes, and the file is refused whole.
+      throw nestedTooDeep(`${place(lineNumber)}, column ${Buffer.byteLength(line.slice(0, tooDeepAt)) + 1}`);
     }
     let parsed: unknown;
     try {

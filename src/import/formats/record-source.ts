@@ -25,6 +25,14 @@ export const MAX_RECORD_BYTES = 1024 * 1024;
 /** The file cannot be read on from here: a JSON syntax error, a CSV row that breaks the CSV rules. */
 export class UnreadableFileError extends Error {}
 
+/** Records are flat objects: one holding objects or arrays deeper than this is refused, not parsed. */
+export const MAX_RECORD_DEPTH = 8;
+
+/** The refusal of a record nested past MAX_RECORD_DEPTH, at `where` ("deep.json line 2, column 9"), whatever the format. */
+export function nestedTooDeep(where: string): UnreadableFileError {
+  return new UnreadableFileError(`${where}: a record nested deeper than ${MAX_RECORD_DEPTH} levels; nothing was imported`);
+}
+
 /** The line (from 1) and column (from 1, in bytes) of a byte offset, for files read chunk by chunk. */
 export class LineCounter {
   private line = 1;

@@ -230,7 +230,7 @@ export class Audit extends HeyApiClient {
     /**
      * Walk the audit hash chain and report whether it is intact (clearance 7 or higher)
      *
-     * Reads the whole chain in batches: the time it takes grows with the number of events.
+     * Reads the whole chain in batches: the time it takes grows with the number of events. Requests that arrive while a walk of the same trail head runs get that walk's answer; a walk of another head starts only while fewer than AUDIT_VERIFICATIONS_MAX run on the instance (503 otherwise).
      */
     public verify<ThrowOnError extends boolean = false>(options?: Options<AuditControllerVerifyData, ThrowOnError>): RequestResult<AuditControllerVerifyResponses, AuditControllerVerifyErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<AuditControllerVerifyResponses, AuditControllerVerifyErrors, ThrowOnError>({

@@ -1184,7 +1184,7 @@ export type AuditControllerVerifyErrors = {
      */
     500: ErrorResponseDto;
     /**
-     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
+     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE); or AUDIT_VERIFICATIONS_MAX walks of other trail heads already run on this instance (AUDIT_VERIFICATIONS_BUSY)
      */
     503: ErrorResponseDto;
 };
@@ -1225,7 +1225,7 @@ export type AuditControllerCheckpointErrors = {
      */
     500: ErrorResponseDto;
     /**
-     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE)
+     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE); or no audit checkpoint signed yet (SERVICE_UNAVAILABLE)
      */
     503: ErrorResponseDto;
 };

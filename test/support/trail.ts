@@ -1,0 +1,28 @@
+import type { Kysely } from 'kysely';
+import { chainEvents, GENESIS_HASH } from '../../src/audit/trail/audit-chain';
+import type { DB } from '../../src/database';
+
+const BATCH = 1_000;
+const REFUSAL = { action: 'auth.authenticate', outcome: 'denied', reason: 'UNAUTHENTICATED', actor: null, actor_clearance: null, asset_id: null, request_id: 'r', ip: '127.0.0.1', method: 'GET', path: '/v1/fleet/star-destroyers', details: null } as const;
+
+/**
+ * Fills an empty trail with `count` refused authentications, chained and placed in the tree as the
+ * service places them, much faster than requests would: a long trail for a verification to walk.
+ */
+export async function fillTrail(db: Kysely<DB>, count: number): Promise<void> {
+  let head = await db.selectFrom('audit_chain_head').selectAll().executeTakeFirstOrThrow();
+  if (head.last_hash !== GENESIS_HASH) {
+    throw new Error('fillTrail needs an empty trail');
+  }
+  const recordedAt = new Date().toISOString();
+  for (let written = 0; written < count; written += BATCH) {
+    const chained = chainEvents(head, Array.from({ length: Math.min(BATCH, count - written) }, () => ({ ...REFUSAL, recorded_at: recordedAt })));
+    await db.insertInto('audit_events').values(chained.events).execute();
+    if (chained.nodes.length > 0) {
+      await db.insertInto('audit_tree_nodes').values(chained.nodes.map(({ level, index, hash }) => ({ level, node_index: index, hash }))).execute();
+    }
+    head = chained.head;
+  }
+  const { id, ...moved } = head;
+  await db.updateTable('audit_chain_head').set(moved).where('id', '=', id).execute();
+}
