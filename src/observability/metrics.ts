@@ -69,6 +69,11 @@ export class Metrics {
     help: 'Events this instance, as sequencer, placed in the audit chain',
     registers: [this.registry],
   });
+  private readonly auditReplayed = new Counter({
+    name: 'fleet_registry_audit_stream_replayed_events_total',
+    help: 'Events the audit streams of this instance read from the database to replay them',
+    registers: [this.registry],
+  });
   private auditLagSeconds: () => number = () => 0;
 
   constructor(db: Kysely<DB>) {
@@ -122,6 +127,10 @@ export class Metrics {
   auditBatchSequenced(size: number): void {
     this.auditBatches.observe(size);
     this.auditSequenced.inc(size);
+  }
+
+  auditEventsReplayed(count: number): void {
+    this.auditReplayed.inc(count);
   }
 
   /** `read` gives the sequencing lag in seconds when Prometheus scrapes. */

@@ -55,6 +55,7 @@ const frameOf = (event: ListedAuditEvent) => encodedOnce(event, () => `id: ${eve
 
 function sseSink(res: Response): StreamSink {
   return {
+    closed: () => res.destroyed || res.writableEnded,
     send: (events) => {
       if (res.destroyed || res.writableEnded) {
         return false;
