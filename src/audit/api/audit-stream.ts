@@ -188,8 +188,9 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
       this.metrics.auditEventsReplayed(events.length);
       return this.deliver(subscriber, events) && events.length === REPLAY_BATCH;
     };
-    while ((await this.replayTurns.take(step)) && (await subscriber.sink.drained())) {
-      // the next step
+    let more = true;
+    while (more) {
+      more = (await this.replayTurns.take(step)) && (await subscriber.sink.drained());
     }
     const held = subscriber.held ?? [];
     subscriber.held = undefined;

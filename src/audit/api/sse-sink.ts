@@ -1,7 +1,6 @@
 import type { Response } from 'express';
 import type { TokenService, TokenStanding } from '../../auth';
-import type { ListedAuditEvent } from './audit-query.repository';
-import { shownEvent } from './audit-query.repository';
+import { type ListedAuditEvent, shownEvent } from './audit-query.repository';
 import type { StreamSink } from './audit-stream';
 
 /** A comment line this often keeps proxies from closing an idle stream; the stream's token is checked again as often. */
