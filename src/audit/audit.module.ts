@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TokenModule } from '../auth';
 import { DENIAL_RECORDER } from '../common';
 import { MetricsModule } from '../observability';
 import { RateLimitModule } from '../rate-limit';
@@ -8,7 +9,7 @@ import { AUDIT_LOG_PROVIDER, AuditLog, AuditService, AuditWriteRepository } from
 
 /** The audit trail in three rooms: write/ (appending decisions), trail/ (chain, tree, checkpoints, verification), api/ (reading it over HTTP). */
 @Module({
-  imports: [RateLimitModule, MetricsModule],
+  imports: [RateLimitModule, MetricsModule, TokenModule],
   controllers: [AuditController],
   providers: [
     AuditWriteRepository,

@@ -39,6 +39,22 @@ export function RequiresClearance(level: number, options: Omit<ClearanceRequirem
   );
 }
 
+const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]+)$/i;
+
+/** The token of an `Authorization: Bearer <token>` header; undefined for any other header or none. */
+export function bearerTokenOf(authorization: string | undefined): string | undefined {
+  return authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+}
+
+/** The bearer token the AuthenticationGuard accepted, for a handler whose work outlives the request and checks it again. */
+export const BearerToken = createParamDecorator((_data: unknown, context: ExecutionContext): string => {
+  const token = bearerTokenOf(context.switchToHttp().getRequest<Request>().get('authorization'));
+  if (token === undefined) {
+    throw new Error('BearerToken used on a route that has no authenticated officer');
+  }
+  return token;
+});
+
 export const CurrentOfficer = createParamDecorator(
   (_data: unknown, context: ExecutionContext): AuthenticatedOfficer => {
     const officer = context.switchToHttp().getRequest<Request>().officer;

@@ -2,12 +2,10 @@ import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { Span } from '../common';
-import { IS_PUBLIC } from './auth.decorators';
+import { bearerTokenOf, IS_PUBLIC } from './auth.decorators';
 import { TokenRefusedError } from './auth.errors';
 import type { TokenDenialReason } from './auth.vocabulary';
 import { TokenRejectedError, TokenService } from './token.service';
-
-const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]+)$/i;
 
 const MESSAGES = {
   TOKEN_MISSING: 'A bearer token is required',
@@ -48,7 +46,7 @@ export class AuthenticationGuard implements CanActivate {
     if (!header) {
       return 'TOKEN_MISSING';
     }
-    const token = BEARER.exec(header)?.[1];
+    const token = bearerTokenOf(header);
     if (!token) {
       return 'TOKEN_INVALID';
     }

@@ -1,9 +1,9 @@
 export { AuthModule } from './auth.module';
 export { AuthenticationGuard } from './authentication.guard';
 export { ClearanceGuard } from './clearance.guard';
-export { CurrentOfficer, Public, PUBLIC_OPERATION_EXTENSION, RequiresClearance } from './auth.decorators';
+export { BearerToken, CurrentOfficer, Public, PUBLIC_OPERATION_EXTENSION, RequiresClearance } from './auth.decorators';
 export { type ClearanceDenial, ClearanceInsufficientError, TokenRefusedError } from './auth.errors';
 export { AUTH_ACTIONS, AUTH_DENIAL_REASONS, CLEARANCE_INSUFFICIENT, TOKEN_DENIAL_REASONS, type TokenDenialReason } from './auth.vocabulary';
 export { type AuthenticatedOfficer, SUBJECT_MAX_LENGTH } from './officer';
 export { TokenModule } from './token.module';
-export { TokenService } from './token.service';
+export { type TokenStanding, TokenService } from './token.service';

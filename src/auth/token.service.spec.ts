@@ -188,6 +188,18 @@ describe('TokenService', () => {
     });
   });
 
+  describe('standing: a token accepted earlier, checked again', () => {
+    it('is accepted until exp plus the clock tolerance, then refused as TOKEN_EXPIRED; a token of no configured key as TOKEN_INVALID', async (t) => {
+      const exp = nowInSeconds() + 60;
+      const token = signHs256({ ...validClaims(), exp });
+      assert.deepEqual(await sut.standing(token), { accepted: true, until: (exp + 30) * 1000 });
+      t.mock.timers.enable({ apis: ['Date'], now: (exp + 30) * 1000 + 1 });
+      assert.deepEqual(await sut.standing(token), { accepted: false, reason: 'TOKEN_EXPIRED' });
+      t.mock.timers.reset();
+      assert.deepEqual(await sut.standing(signHs256(validClaims(), { alg: 'HS256', typ: 'JWT', kid: 'gone' })), { accepted: false, reason: 'TOKEN_INVALID' });
+    });
+  });
+
   describe('keys', () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });

@@ -87,6 +87,9 @@ interface VerifiedToken {
   expiresAt: number;
 }
 
+/** A token accepted earlier, checked again: accepted until a time, or refused now and why. */
+export type TokenStanding = { accepted: true; until: number } | { accepted: false; reason: TokenRejectedError['reason'] };
+
 /** Checks tokens against the configured keys and the rules of RFC 8725; issues tokens for the token command and tests. */
 export class TokenService implements OnApplicationBootstrap {
   private readonly localKeys: Map<string | undefined, TokenKey>;
@@ -127,6 +130,27 @@ export class TokenService implements OnApplicationBootstrap {
   }
 
   async verify(token: string): Promise<AuthenticatedOfficer> {
+    return this.checked(token, await this.keyOf(token)).officer;
+  }
+
+  /**
+   * Whether a token accepted earlier is still accepted, for work that outlives its request (an audit
+   * stream): until when (ms since the epoch: exp plus the clock tolerance, when verify starts refusing
+   * it), or why not now: expired, or its key gone from the configuration or the JWKS.
+   */
+  async standing(token: string): Promise<TokenStanding> {
+    try {
+      return { accepted: true, until: this.checked(token, await this.keyOf(token)).expiresAt };
+    } catch (error) {
+      if (error instanceof TokenRejectedError) {
+        return { accepted: false, reason: error.reason };
+      }
+      throw error;
+    }
+  }
+
+  /** The key that checks the token: the one its kid names, never one its header carries or points at. */
+  private async keyOf(token: string): Promise<TokenKey> {
     const header = protectedHeader(token);
     const keyBearing = KEY_BEARING_HEADERS.find((name) => name in header);
     if (keyBearing) {
@@ -139,18 +163,24 @@ export class TokenService implements OnApplicationBootstrap {
     if (!key) {
       throw invalid(header.kid === undefined ? 'no kid, and no key without a kid is configured' : 'kid names no configured key');
     }
+    return key;
+  }
+
+  /** The token checked with `key`, or remembered as checked with it and still within its valid span. */
+  private checked(token: string, key: TokenKey): VerifiedToken {
     const remembered = this.verified.get(token);
     const now = Date.now();
     if (remembered?.key === key && remembered.validFrom <= now && now <= remembered.expiresAt) {
-      return remembered.officer;
+      return remembered;
     }
     const claims = this.claimsOf(token, key);
     const officer = this.officerFrom(claims);
     if (this.verified.size >= VERIFIED_TOKENS_REMEMBERED) {
       this.verified.clear();
     }
-    this.verified.set(token, { key, officer, ...this.validSpan(claims as { exp: number; nbf?: number; iat?: number }) });
-    return officer;
+    const verified = { key, officer, ...this.validSpan(claims as { exp: number; nbf?: number; iat?: number }) };
+    this.verified.set(token, verified);
+    return verified;
   }
 
   /** When the checks of claimsOf and officerFrom on exp, nbf and iat pass, as they pass for an accepted token. */

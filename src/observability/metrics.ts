@@ -80,6 +80,11 @@ export class Metrics {
     help: 'Walks of the audit chain running on this instance, each a thread and, on PostgreSQL, a connection of its own',
     registers: [this.registry],
   });
+  private readonly auditReplayed = new Counter({
+    name: 'fleet_registry_audit_stream_replayed_events_total',
+    help: 'Events the audit streams of this instance read from the database to replay them',
+    registers: [this.registry],
+  });
   private auditLagSeconds: () => number = () => 0;
 
   constructor(db: Kysely<DB>) {
@@ -144,6 +149,10 @@ export class Metrics {
 
   auditVerificationEnded(): void {
     this.auditVerificationsRunning.dec();
+  }
+
+  auditEventsReplayed(count: number): void {
+    this.auditReplayed.inc(count);
   }
 
   /** `read` gives the sequencing lag in seconds when Prometheus scrapes. */

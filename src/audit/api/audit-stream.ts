@@ -1,12 +1,17 @@
 import { BeforeApplicationShutdown, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { type Actor, RateLimitedError, ServiceUnavailableError } from '../../common';
+import { Metrics } from '../../observability';
 import { AuditLog } from '../write';
 import { type AuditEventFilter, AuditQueryRepository, type ListedAuditEvent } from './audit-query.repository';
 
 /** Open streams one officer may hold at once on an instance. */
 export const STREAMS_PER_CLIENT = 5;
-/** Events read per query, in a replay and by the hub. */
+/** Events the hub reads per query. */
 const BATCH = 500;
+/** Events a replay reads and encodes per step: a step of one stream takes a few milliseconds of the event loop. */
+const REPLAY_BATCH = 100;
+/** Replay steps under way at once on the instance, whatever the number of streams. */
+const REPLAY_STEPS_AT_ONCE = 4;
 /** Live events a stream may hold while it replays; past this it is too slow to keep. */
 const HELD_LIMIT = 10_000;
 /** The hub also looks for new events this often while streams are open: SQLite's only signal, and PostgreSQL's bound when a notice is missed. */
@@ -15,6 +20,8 @@ const POLL_MS = 250;
 /** Where a stream's events go: `send` writes them and says false once the stream is over (closed, or dropped as too slow). */
 export interface StreamSink {
   send(events: readonly ListedAuditEvent[]): boolean;
+  /** The client has gone, or the stream was ended: nothing more is read for it. */
+  closed(): boolean;
   /** Resolves once what was sent has mostly reached the client: true, or false when the stream is over. */
   drained(): Promise<boolean>;
   end(): void;
@@ -44,6 +51,45 @@ function matches(event: ListedAuditEvent, filter: AuditEventFilter): boolean {
 }
 
 /**
+ * Replay steps of every stream on the instance: one started per turn of the event loop (each from its own
+ * setImmediate) and at most REPLAY_STEPS_AT_ONCE under way. However many streams replay, a request waits
+ * behind at most one step's work, and the instance holds at most that many steps' events for replays.
+ * On SQLite a step runs to its end at once; on PostgreSQL the steps' queries overlap.
+ */
+class ReplayTurns {
+  private readonly waiting: (() => Promise<void>)[] = [];
+  private running = 0;
+  private scheduled = false;
+
+  take<T>(step: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push(() => step().then(resolve, reject));
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (!this.scheduled && this.running < REPLAY_STEPS_AT_ONCE && this.waiting.length > 0) {
+      this.scheduled = true;
+      setImmediate(() => this.startNext());
+    }
+  }
+
+  private startNext(): void {
+    this.scheduled = false;
+    const next = this.waiting.shift();
+    if (next) {
+      this.running++;
+      void next().finally(() => {
+        this.running--;
+        this.schedule();
+      });
+    }
+    this.schedule();
+  }
+}
+
+/**
  * Live audit events for the streams of this instance. One hub reads what was appended after the last
  * event it saw, once for all streams, when the sequencer hears that any instance placed events
  * (PostgreSQL's NOTIFY) and every POLL_MS while streams are open (SQLite's way); each
@@ -61,10 +107,12 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
   private poll?: NodeJS.Timeout;
   private readonly stopListening: () => void;
   private draining = false;
+  private readonly replayTurns = new ReplayTurns();
 
   constructor(
     private readonly events: AuditQueryRepository,
     auditLog: AuditLog,
+    private readonly metrics: Metrics,
   ) {
     this.stopListening = auditLog.onPlacedAnywhere(() => this.poke());
   }
@@ -127,13 +175,22 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
     subscriber.sink.end();
   }
 
+  /**
+   * A replay goes at the client's pace: the next step is read only once the client has taken the last
+   * (the database holds what it has not read yet), and in its turn among every stream's steps.
+   */
   private async replay(subscriber: Subscriber): Promise<void> {
-    for (;;) {
-      const events = await this.events.findAfter(subscriber.filter, subscriber.lastSentId, BATCH);
-      // A replay goes at the client's pace: the database holds what it has not read yet.
-      if (!this.deliver(subscriber, events) || !(await subscriber.sink.drained()) || events.length < BATCH) {
-        break;
+    const step = async () => {
+      if (subscriber.sink.closed()) {
+        return false;
       }
+      const events = await this.events.findAfter(subscriber.filter, subscriber.lastSentId, REPLAY_BATCH);
+      this.metrics.auditEventsReplayed(events.length);
+      return this.deliver(subscriber, events) && events.length === REPLAY_BATCH;
+    };
+    let more = true;
+    while (more) {
+      more = (await this.replayTurns.take(step)) && (await subscriber.sink.drained());
     }
     const held = subscriber.held ?? [];
     subscriber.held = undefined;

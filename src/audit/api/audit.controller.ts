@@ -3,11 +3,10 @@ import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger
 import type { Response } from 'express';
 import { ApiErrorResponse, ValidationFailedError } from '../../common';
 import { AUDIT_ACTIONS } from '../audit.vocabulary';
-import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../../auth';
-import { AuditStream, STREAMS_PER_CLIENT, type StreamSink } from './audit-stream';
+import { type AuthenticatedOfficer, BearerToken, CurrentOfficer, RequiresClearance, TokenRefusedError, TokenService } from '../../auth';
+import { AuditStream, STREAMS_PER_CLIENT } from './audit-stream';
 import { AuditTree, ChainVerificationGate, RETRY_AFTER_MAX_SECONDS, VERIFICATIONS_BUSY_MESSAGE } from '../trail';
 import { AuditEventsService, auditFilterOf } from './audit-events.service';
-import { type ListedAuditEvent, shownEvent } from './audit-query.repository';
 import { AuditChainVerificationResponseDto } from './dto/audit-chain.dto';
 import { AuditEventListResponseDto, ListAuditEventsQueryDto, StreamAuditEventsQueryDto } from './dto/audit-event.dto';
 import {
@@ -17,6 +16,7 @@ import {
   InclusionProofQueryDto,
   InclusionProofResponseDto,
 } from './dto/audit-proof.dto';
+import { KEEP_ALIVE_MS, SseSink } from './sse-sink';
 
 const TEXT = 'text/plain; charset=utf-8';
 /**
@@ -28,69 +28,6 @@ const CHECKPOINT_SCHEMA = { type: 'string', maxLength: 1024 } as const;
 const NO_CHECKPOINT = ['SERVICE_UNAVAILABLE', 'No audit checkpoint has been signed yet; retry in a moment'] as const;
 
 
-/** A comment line this often keeps proxies from closing an idle stream. */
-const KEEP_ALIVE_MS = 15_000;
-/** What a stream may have waiting for a client that does not read; past it the client is dropped. */
-const MAX_UNSENT_BYTES = 1024 * 1024;
-/** How long a replay waits for the client to take what it was sent before dropping it. */
-const DRAIN_TIMEOUT_MS = 10_000;
-
-/** A stream's events as Server-Sent Events frames on the response; a client too far behind is disconnected. */
-/**
- * What is written for each event, and for each batch, encoded once however many streams send it: the hub
- * hands every stream the same event objects, and every unfiltered stream the same batch.
- */
-const frames = new WeakMap<object, string>();
-
-function encodedOnce<T extends object>(value: T, encode: (value: T) => string): string {
-  let encoded = frames.get(value);
-  if (encoded === undefined) {
-    encoded = encode(value);
-    frames.set(value, encoded);
-  }
-  return encoded;
-}
-
-const frameOf = (event: ListedAuditEvent) => encodedOnce(event, () => `id: ${event.id}\nevent: audit\ndata: ${JSON.stringify(shownEvent(event))}\n\n`);
-
-function sseSink(res: Response): StreamSink {
-  return {
-    send: (events) => {
-      if (res.destroyed || res.writableEnded) {
-        return false;
-      }
-      res.write(encodedOnce(events, () => events.map(frameOf).join('')));
-      if (res.writableLength > MAX_UNSENT_BYTES) {
-        res.destroy();
-        return false;
-      }
-      return true;
-    },
-    drained: () =>
-      new Promise((resolve) => {
-        if (res.destroyed || res.writableEnded) {
-          return resolve(false);
-        }
-        if (!res.writableNeedDrain) {
-          return resolve(true);
-        }
-        const settle = (drained: boolean) => {
-          clearTimeout(timer);
-          res.off('drain', onDrain).off('close', onClose);
-          if (!drained) {
-            res.destroy();
-          }
-          resolve(drained);
-        };
-        const onDrain = () => settle(true);
-        const onClose = () => settle(false);
-        const timer = setTimeout(() => settle(false), DRAIN_TIMEOUT_MS);
-        res.on('drain', onDrain).on('close', onClose);
-      }),
-    end: () => res.end(),
-  };
-}
-
 @ApiTags('audit')
 @Controller('v1/audit')
 export class AuditController {
@@ -99,6 +36,7 @@ export class AuditController {
     private readonly chain: ChainVerificationGate,
     private readonly tree: AuditTree,
     private readonly streams: AuditStream,
+    private readonly tokens: TokenService,
   ) {}
 
   @Get('events')
@@ -118,7 +56,8 @@ export class AuditController {
       'Each event as `id: <event id>`, `event: audit`, `data: <the event as in the listing>`, oldest first, filtered as the listing is. ' +
       'Last-Event-ID (or after) resumes after that event: what was missed is replayed first, then events follow as they are placed, from any instance, with no gap and no duplicate. ' +
       `A comment line every ${KEEP_ALIVE_MS / 1000} s keeps the connection open; a client that stops reading is disconnected; at most ${STREAMS_PER_CLIENT} streams per officer on an instance (429). ` +
-      'An instance that shuts down ends its streams: reconnect with Last-Event-ID.',
+      'A stream lasts while its token is accepted: at its expiry, or once its key is withdrawn, it sends `event: end` with `data: {"reason":"token_expired"}` (or `token_invalid`) and closes; ' +
+      'reconnect with a fresh token and Last-Event-ID. An instance that shuts down ends its streams: reconnect with Last-Event-ID.',
   })
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The id of the last event received', schema: { type: 'string', pattern: '^[0-9]{1,15}$', maxLength: 15 } })
   @ApiOkResponse({ description: 'The stream of audit events', content: { 'text/event-stream': { schema: { type: 'string', maxLength: 1_000_000_000 } } } })
@@ -127,26 +66,29 @@ export class AuditController {
     @Query() query: StreamAuditEventsQueryDto,
     @Headers('last-event-id') lastEventId: string | undefined,
     @CurrentOfficer() officer: AuthenticatedOfficer,
+    @BearerToken() token: string,
     @Res() res: Response,
   ): Promise<void> {
     if (lastEventId !== undefined && !/^[0-9]{1,15}$/.test(lastEventId)) {
       throw new ValidationFailedError('Last-Event-ID must be an event id');
     }
     const afterId = lastEventId !== undefined ? Number(lastEventId) : query.after;
+    // The guard accepted the token a moment ago; the stream needs to know until when.
+    const standing = await this.tokens.standing(token);
+    if (!standing.accepted) {
+      throw new TokenRefusedError(standing.reason, 'The bearer token is no longer accepted');
+    }
     res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'X-Accel-Buffering': 'no' });
+    const sink = new SseSink(res, token, this.tokens, standing);
     // A refusal (429, 503) still gets the error body: nothing is sent before the subscription stands.
-    const unsubscribe = await this.streams.subscribe(auditFilterOf(query), afterId, officer, sseSink(res));
-    if (res.destroyed) {
-      // The client left during the replay: its close has already been.
+    const unsubscribe = await this.streams.subscribe(auditFilterOf(query), afterId, officer, sink);
+    if (sink.closed()) {
+      // The client left, or the token expired, during the replay: its close has already been.
       unsubscribe();
       return;
     }
-    res.flushHeaders();
-    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
-    res.on('close', () => {
-      clearInterval(keepAlive);
-      unsubscribe();
-    });
+    res.on('close', unsubscribe);
+    sink.start();
   }
 
   @Get('verify')
