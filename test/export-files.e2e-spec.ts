@@ -137,6 +137,21 @@ describe('--force', () => {
   });
 });
 
+describe('audit:verify', () => {
+  it('refuses a SQLite database that is not there, creating no folder and no database', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-verify-'));
+    try {
+      for (const location of ['typo/registry.sqlite', 'registyr.sqlite']) {
+        const result = await runScript(SCRIPTS.auditVerify, [], { cwd, env: { DATABASE_URL: `sqlite:${location}` } });
+        assertRefusedInOneLine(result, new RegExp(`No SQLite database at ${join(cwd, location).replaceAll('.', '\\.')}: check DATABASE_URL`));
+      }
+      assert.deepEqual(readdirSync(cwd), [], 'nothing is created');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});
+
 if (testEngines().includes('postgres')) {
   describe('exports stopped halfway [postgres]', () => {
     const exports = useExports('postgres');

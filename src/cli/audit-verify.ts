@@ -5,6 +5,7 @@ import { APPROVAL_PROBLEMS, type AssetDisagreement, AuditChainVerifier, CHAIN_PR
 import { loadCheckpointKeyConfig, loadDatabaseConfig } from '../config';
 import { assertMigrated, createDatabase, describeLocation } from '../database';
 import { AUDIT_VERIFY_USAGE, parseVerifyArguments, type VerifyArguments } from './audit-arguments';
+import { assertDatabaseExists } from './command-support';
 import { runCommand } from './run-command';
 
 /** The checkpoint in the file, its signature checked with the key given, or else with the service's own. */
@@ -54,6 +55,7 @@ runCommand({
   async run(args) {
     const checkpoint = args.checkpoint === undefined ? undefined : readCheckpoint({ ...args, checkpoint: args.checkpoint });
     const config = loadDatabaseConfig();
+    assertDatabaseExists(config.database);
     const db = createDatabase(config.database);
     try {
       await assertMigrated(db);

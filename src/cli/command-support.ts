@@ -27,7 +27,7 @@ export function forDataCommand(config: DatabaseConfig): DatabaseConfig {
  */
 export function assertDatabaseExists(location: DatabaseLocation): void {
   if (location.dialect === 'sqlite' && location.path !== ':memory:' && !existsSync(location.path)) {
-    throw new Error(`No SQLite database at ${location.path}: check DATABASE_URL; an export reads a database and creates none`);
+    throw new Error(`No SQLite database at ${location.path}: check DATABASE_URL; this command reads a database and creates none`);
   }
 }
 
