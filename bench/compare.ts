@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AuditOutcome } from '../src/database';
 import { assetId, generateFleet } from './fleet-data';
@@ -224,10 +224,21 @@ async function compare({ suite, workload, a, b }: Comparison, options: Options):
 }
 
 
+/**
+ * The baseline build's own copy of the fleet, migrated by its own migrator: it refuses a database that
+ * holds migrations it does not know, as this build's would.
+ */
+async function baselineFleet(lab: Lab, baseline: string, fleet: { vessels: number; assets: number }): Promise<string> {
+  const url = `sqlite:${join(lab.dir, 'baseline.sqlite')}`;
+  execFileSync(process.execPath, [join(dirname(baseline), 'cli', 'migrate.js')], { cwd: lab.dir, env: { ...process.env, DATABASE_URL: url }, stdio: 'ignore' });
+  await generateFleet(url, fleet, { migrate: false });
+  return url;
+}
+
 async function runComparisons(lab: Lab, options: Options): Promise<ComparisonResult[]> {
   const fleet = { vessels: BASE_VESSELS, assets: options.assets };
-  const copies = ['service', 'bare', 'service-beside-postgres', 'baseline'];
-  const [serviceUrl, bareUrl, besidePostgresUrl, baselineUrl] = await sqliteFleet(lab.dir, fleet, copies);
+  const copies = ['service', 'bare', 'service-beside-postgres'];
+  const [serviceUrl, bareUrl, besidePostgresUrl] = await sqliteFleet(lab.dir, fleet, copies);
   const service = await lab.startService('service', serviceUrl);
   const bare = await lab.start('bare node:http', { script: join(__dirname, 'bare-server.js'), env: { DATABASE_URL: bareUrl, JWT_SECRET: SECRET } }, { databaseUrl: bareUrl });
   const bareNest = await lab.start('bare Nest 12 on Express', { script: join(__dirname, 'bare-nest.js') });
@@ -236,7 +247,7 @@ async function runComparisons(lab: Lab, options: Options): Promise<ComparisonRes
     { suite: 'pipeline', workload: WORKLOADS.health, a: service, b: bareNest },
   ];
   if (options.baseline) {
-    const baseline = await lab.startService('the baseline build', baselineUrl, { script: options.baseline });
+    const baseline = await lab.startService('the baseline build', await baselineFleet(lab, options.baseline, fleet), { script: options.baseline });
     for (const workload of [...LISTINGS, ...WRITES]) {
       comparisons.push({ suite: 'against the baseline build', workload, a: service, b: baseline });
     }

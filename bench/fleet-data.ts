@@ -67,13 +67,15 @@ export function openDatabase(url: string): Kysely<DB> {
 }
 
 /**
- * Migrates the database with the service's migrator, then writes the fleet through ordinary
+ * Migrates the database with the service's migrator (unless another build's migrated it), then writes the fleet through ordinary
  * multi-row INSERTs in one transaction, so that any trigger a migration adds sees every row.
  */
-export async function generateFleet(url: string, size: FleetSize): Promise<void> {
+export async function generateFleet(url: string, size: FleetSize, { migrate = true } = {}): Promise<void> {
   const db = openDatabase(url);
   try {
-    await migrateToLatest(db);
+    if (migrate) {
+      await migrateToLatest(db);
+    }
     const random = seededRandom(9);
     await db.transaction().execute(async (trx) => {
       for (let start = 0; start < size.vessels; start += BATCH) {
