@@ -17,7 +17,7 @@ export interface ManifestObject {
   object: { apiVersion: string; kind: string; metadata?: { name?: string } };
 }
 
-/** Every object of every file of deploy/kubernetes, in the order `kubectl apply -f deploy/kubernetes` reads them. */
+/** Every object of every file of deploy/kubernetes, file by file in the order of their names. */
 export function readManifestObjects(): ManifestObject[] {
   const files = readdirSync(KUBERNETES_DIR).filter((name) => /\.(ya?ml|json)$/.test(name)).sort();
   return files.flatMap((file) =>
