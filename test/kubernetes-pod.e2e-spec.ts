@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from './support/databases';
 import { containerEnvironment, onlyContainer, readDeployment } from './support/kubernetes-manifests';
 import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
 import { assertRedisAnswers, REDIS_URL } from './support/redis';
+import { waitUntil } from './support/wait';
 
 const { deployment, secret, migration } = readDeployment();
 const server = onlyContainer(deployment);
@@ -86,8 +87,10 @@ describe('deploy/kubernetes run as the cluster would run it [postgres]', { skip 
     const stopping = Date.now();
     const exited = once(instance.child, 'exit');
     instance.child.kill('SIGTERM');
+    const { output } = instance;
+    await waitUntil(() => output().includes('SIGTERM received'), output);
     const readiness = await fetch(`${instance.url}${server.readinessProbe?.httpGet?.path}`);
-    assert.equal(readiness.status, 503, 'unready at once, so the endpoints drop the pod');
+    assert.equal(readiness.status, 503, 'unready once signalled, as the endpoints drop the pod');
     const served = await fetch(`${instance.url}${server.livenessProbe?.httpGet?.path}`);
     assert.equal(served.status, 200, 'still serving during SHUTDOWN_DELAY_MS, while the endpoints catch up');
     assert.equal(served.headers.get('connection'), 'close');
