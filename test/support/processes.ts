@@ -85,6 +85,8 @@ export interface ServerOptions {
   outputFile?: string;
   /** This port rather than a free one, and no other if it is taken. */
   port?: number;
+  /** Runs the server as this user and group, as a container's securityContext does (needs root). */
+  user?: { uid: number; gid: number };
 }
 
 /** Whether `output` has the line every server this starts prints once it listens: the service, and a benchmark's yardsticks. */
@@ -119,6 +121,7 @@ async function startServerOn(port: number, options: ServerOptions): Promise<Runn
     // No delay before a SIGTERM's drain unless a test asks for one: every stop() would otherwise wait its 5 s.
     env: environment({ PORT: String(port), SHUTDOWN_DELAY_MS: '0', ...options.env }),
     stdio: outputFd === undefined ? 'pipe' : ['pipe', outputFd, outputFd],
+    ...options.user,
   });
   if (outputFd !== undefined) {
     closeSync(outputFd);
