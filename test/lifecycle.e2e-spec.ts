@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -175,8 +175,9 @@ describe('start-up', () => {
     }
   });
 
-  it('refuses an unmigrated database when MIGRATE_ON_START=false, naming npm run db:migrate', async () => {
+  it('refuses an unmigrated database when MIGRATE_ON_START=false, naming npm run db:migrate, and creates no empty file for a SQLite one that is not there', async () => {
     assertOneLineFailure(await start({ DATABASE_URL: 'sqlite:unmigrated.sqlite', MIGRATE_ON_START: 'false' }), /lacks migrations 001-initial, 002-audit-chain, 003-vessel-counts, 004-audit-pending, 005-audit-tree, 006-audit-query-indexes, 007-decommission-requests, 008-audit-tree-without-pairs, 009-decommission-request-kinds, 010-decommission-policy, 011-imported-decommissions: run npm run db:migrate/);
+    assert.ok(!existsSync(join(cwd, 'unmigrated.sqlite')));
   });
 
   it('names a data directory it cannot create or write', async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Global, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { DATABASE_CONFIG, type DatabaseConfig, TRACING_CONFIG, type TracingConfig } from '../config';
@@ -7,7 +8,7 @@ import { DatabaseClockCheck } from './database-clock';
 import { isDatabaseUnavailable } from './database-errors';
 import { DatabaseHealth } from './database-health';
 import type { DB } from './database.types';
-import { assertMigrated, migrateToLatest } from './migrate';
+import { assertMigrated, DatabaseNotMigratedError, MIGRATION_NAMES, migrateToLatest } from './migrate';
 import { TransactionRunner } from './transaction-runner';
 
 /**
@@ -16,7 +17,12 @@ import { TransactionRunner } from './transaction-runner';
  * never writes.
  */
 async function openMigrated(config: DatabaseConfig, tracing?: TracingConfig): Promise<Kysely<DB>> {
-  const db = createDatabase(config.database, { traced: tracing !== undefined });
+  const { database } = config;
+  if (!config.migrateOnStart && database.dialect === 'sqlite' && database.path !== ':memory:' && !existsSync(database.path)) {
+    // Refused before opening it, which would leave an empty file behind.
+    throw new DatabaseNotMigratedError(MIGRATION_NAMES);
+  }
+  const db = createDatabase(database, { traced: tracing !== undefined });
   try {
     await (config.migrateOnStart ? migrateToLatest(db) : assertMigrated(db));
     return db;
