@@ -6,7 +6,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
-import { configureApp, createHttpAdapter, drainOnSignals, listenOn, reportStartupFailure, reservePort, StartupFailureQuietLogger } from './bootstrap';
+import { browsableUrl, configureApp, createHttpAdapter, drainOnSignals, listenOn, reportStartupFailure, reservePort, StartupFailureQuietLogger } from './bootstrap';
 import { loadAppConfig } from './config';
 import { wantsJsonLogs } from './observability';
 
@@ -22,7 +22,7 @@ async function bootstrap(): Promise<void> {
   drainOnSignals(app, config);
   await app.init();
   const url = await listenOn(app.getHttpServer(), reserved);
-  new Logger('Bootstrap').log(`fleet-registry listening on ${url}${config.docsEnabled ? ` (Swagger UI: ${url}/docs)` : ''}`);
+  new Logger('Bootstrap').log(`fleet-registry listening on ${url}${config.docsEnabled ? ` (Swagger UI: ${browsableUrl(url)}/docs)` : ''}`);
 }
 
 bootstrap().catch((error: unknown) => {

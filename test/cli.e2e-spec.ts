@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -75,6 +75,7 @@ describe('server start-up and configuration', () => {
 
   it('starts empty with SEED_DEMO=false and serves a database named by DATABASE_URL', async () => {
     const cwd = workDir();
+    mkdirSync(join(cwd, 'custom'));
     const server = await startServer({ cwd, env: { SEED_DEMO: 'false', DATABASE_URL: 'sqlite:custom/registry.db', JWT_SECRET: SECRET } });
     try {
       assert.ok(existsSync(join(cwd, 'custom', 'registry.db')));
@@ -228,6 +229,35 @@ describe('every command alike', () => {
         `Cannot reach the database at ${url}: the connection was refused. Check DATABASE_URL, and that the database is up and reachable from here\n`,
         script,
       );
+    }
+  });
+
+  it('refuses a SQLite path whose directory is missing, in one line naming it, and creates nothing; creates data/ for the default file', async () => {
+    const dir = workDir();
+    try {
+      writeFileSync(join(dir, 'fleet.json'), '{"vessels": []}');
+      const runs = [
+        [SCRIPTS.migrate, []],
+        [SCRIPTS.import, ['fleet.json']],
+        [SCRIPTS.decommissionApproval, ['required']],
+      ] as const;
+      for (const [script, args] of runs) {
+        const result = await runScript(script, [...args], { cwd: dir, env: { DATABASE_URL: 'sqlite:typo/registry.sqlite' } });
+        assert.deepEqual(
+          { code: result.code, stderr: result.stderr },
+          {
+            code: 1,
+            stderr: `Invalid configuration: DATABASE_URL names ${join(dir, 'typo', 'registry.sqlite')}, whose directory ${join(dir, 'typo')} does not exist: check the path, or create the directory first\n`,
+          },
+          script,
+        );
+      }
+      assert.deepEqual(readdirSync(dir), ['fleet.json'], 'no directory and no database is created');
+      const migrated = await runScript(SCRIPTS.migrate, [], { cwd: dir, env: { DATABASE_URL: 'sqlite:data/registry.sqlite' } });
+      assert.equal(migrated.code, 0, migrated.stderr);
+      assert.ok(existsSync(join(dir, 'data', 'registry.sqlite')), 'the data directory is the service\'s own, created when missing');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -175,8 +175,9 @@ describe('start-up', () => {
     }
   });
 
-  it('refuses an unmigrated database when MIGRATE_ON_START=false, naming npm run db:migrate', async () => {
+  it('refuses an unmigrated database when MIGRATE_ON_START=false, naming npm run db:migrate, and creates no empty file for a SQLite one that is not there', async () => {
     assertOneLineFailure(await start({ DATABASE_URL: 'sqlite:unmigrated.sqlite', MIGRATE_ON_START: 'false' }), /lacks migrations 001-initial, 002-audit-chain, 003-vessel-counts, 004-audit-pending, 005-audit-tree, 006-audit-query-indexes, 007-decommission-requests, 008-audit-tree-without-pairs, 009-decommission-request-kinds, 010-decommission-policy, 011-imported-decommissions: run npm run db:migrate/);
+    assert.ok(!existsSync(join(cwd, 'unmigrated.sqlite')));
   });
 
   it('names a data directory it cannot create or write', async () => {
@@ -189,11 +190,32 @@ describe('start-up', () => {
     }
   });
 
-  it('names an unreachable database', async () => {
-    assertOneLineFailure(
-      await start({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test', DATABASE_CONNECT_TIMEOUT_MS: '1000' }),
+  /** A fresh working directory, and what a start with `env` and no token key left in it. */
+  async function filesLeftBy(env: Record<string, string>, expected: RegExp): Promise<string[]> {
+    const dir = mkdtempSync(join(tmpdir(), 'fleet-registry-failed-start-'));
+    try {
+      // No token key, so a start that went further would write the generated secret too.
+      assertOneLineFailure(await start({ ...env, JWT_SECRET: '' }, dir), expected);
+      return readdirSync(dir, { recursive: true, encoding: 'utf8' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('names an unreachable database, and writes nothing: no data directory, secret or signing key', async () => {
+    const left = await filesLeftBy(
+      { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test', DATABASE_CONNECT_TIMEOUT_MS: '1000' },
       /Cannot reach the database .*check DATABASE_URL and that the database server is up/,
     );
+    assert.deepEqual(left, []);
+  });
+
+  it('refuses a SQLite path whose directory is missing, in one line naming it and the fix, and writes nothing', async () => {
+    const left = await filesLeftBy(
+      { DATABASE_URL: 'sqlite:nonexistent/dir/x.sqlite' },
+      /^Invalid configuration: DATABASE_URL names .*\/nonexistent\/dir\/x\.sqlite, whose directory .*\/nonexistent\/dir does not exist: check the path, or create the directory first$/m,
+    );
+    assert.deepEqual(left, []);
   });
 
   it('adds the stack when LOG_LEVEL=debug', async () => {

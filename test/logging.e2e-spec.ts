@@ -23,11 +23,13 @@ describe('logs of the server process', () => {
   let token: string;
   let lines: LogLine[];
   let output: string;
+  let url: string;
 
   before(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-logging-'));
     token = tokenServiceFor({ JWT_SECRET: SECRET }).issue('officer-7', 7, '1h');
     const server = await startServer({ cwd, env: { JWT_SECRET: SECRET, DATABASE_URL: 'sqlite::memory:' } });
+    url = server.url;
     try {
       const bearer = { Authorization: `Bearer ${token}` };
       const deleted = await fetch(`${server.url}/v1/assets/TIE-0001`, {
@@ -63,6 +65,15 @@ describe('logs of the server process', () => {
     assert.ok(lines.some((line) => /exiting with code 0/.test(line.msg)));
     assert.ok(!output.includes('\u001b['), 'no colour codes');
     assert.deepEqual(lines.filter((line) => /^(InstanceLoader|RoutesResolver|RouterExplorer)$/.test(String(line.context))), [], "Nest's wiring is for LOG_LEVEL=debug");
+  });
+
+  it('says where it listens and links Swagger UI at an address a browser opens, not 0.0.0.0; the server timeouts only at debug', () => {
+    const { port } = new URL(url);
+    const listening = lines.filter((line) => /listening on/.test(line.msg));
+    assert.deepEqual(listening.map(({ level, msg }) => ({ level, msg })), [
+      { level: 'info', msg: `fleet-registry listening on http://0.0.0.0:${port} (Swagger UI: http://localhost:${port}/docs)` },
+    ]);
+    assert.deepEqual(lines.filter((line) => /request timeout/.test(line.msg)), [], 'internal detail, for LOG_LEVEL=debug');
   });
 
   it('writes an access line for an allowed decommission: request id, method, route, status, latency, token subject', () => {

@@ -92,13 +92,17 @@ export type TokenStanding = { accepted: true; until: number } | { accepted: fals
 
 /** Checks tokens against the configured keys and the rules of RFC 8725; issues tokens for the token command and tests. */
 export class TokenService implements OnApplicationBootstrap {
-  private readonly localKeys: Map<string | undefined, TokenKey>;
+  private localKeys?: Map<string | undefined, TokenKey>;
   private readonly jwks?: JwksKeySet;
   private readonly verifiers = new WeakMap<TokenKey, Verifier>();
   private readonly verified = new Map<string, VerifiedToken>();
 
-  constructor(private readonly config: JwtConfig, keys: TokenKey[]) {
-    this.localKeys = new Map(keys.map((key) => [key.kid, key]));
+  /** @param generatedSecretIn with no key configured at all: the data directory that holds, or will hold, the generated secret */
+  constructor(
+    private readonly config: JwtConfig,
+    private readonly configuredKeys: TokenKey[],
+    private readonly generatedSecretIn?: string,
+  ) {
     if (config.jwksUrl) {
       this.jwks = new JwksKeySet({
         url: config.jwksUrl,
@@ -115,13 +119,27 @@ export class TokenService implements OnApplicationBootstrap {
   static fromConfig(config: TokenConfig): TokenService {
     const { secrets, publicKeys, jwksUrl } = config.jwt;
     const unconfigured = secrets.length === 0 && publicKeys.length === 0 && !jwksUrl;
-    const hs256Secrets = unconfigured ? [{ value: resolveJwtSecret(config.dataDir) }] : secrets;
-    return new TokenService(config.jwt, [...hs256Secrets.map(({ kid, value }): TokenKey => ({ kid, alg: 'HS256', key: value })), ...publicKeys]);
+    const keys = [...secrets.map(({ kid, value }): TokenKey => ({ kid, alg: 'HS256', key: value })), ...publicKeys];
+    return new TokenService(config.jwt, keys, unconfigured ? config.dataDir : undefined);
   }
 
-  /** The server fetches the JWKS before it listens; the token command, which signs only, never does. */
+  /**
+   * The server reads or creates the generated secret here, once every module has started (the database
+   * reached), so a start that fails writes none; and it fetches the JWKS before it listens. The token
+   * command, which signs only, does neither: its first token reads or creates the secret.
+   */
   async onApplicationBootstrap(): Promise<void> {
+    this.keys();
     await this.jwks?.prefetch();
+  }
+
+  /** The configured keys by kid, or the generated secret, read or created when first needed. */
+  private keys(): Map<string | undefined, TokenKey> {
+    if (!this.localKeys) {
+      const generated: TokenKey[] = this.generatedSecretIn === undefined ? [] : [{ alg: 'HS256', key: resolveJwtSecret(this.generatedSecretIn) }];
+      this.localKeys = new Map([...generated, ...this.configuredKeys].map((key) => [key.kid, key]));
+    }
+    return this.localKeys;
   }
 
   /** The JWKS cache's health for readiness; undefined without JWT_JWKS_URL. */
@@ -194,7 +212,7 @@ export class TokenService implements OnApplicationBootstrap {
    * @param ttl a lifetime such as `90s`, `15m`, `1h` or `7d`, no longer than JWT_MAX_LIFETIME_SECONDS
    * @param signingKey the configured key without a kid unless told otherwise
    */
-  issue(officerId: string, clearance: number, ttl: string, signingKey = this.localKeys.get(undefined)): string {
+  issue(officerId: string, clearance: number, ttl: string, signingKey = this.keys().get(undefined)): string {
     if (officerId.trim() === '') {
       throw new RangeError('the officer id must not be blank');
     }
@@ -226,12 +244,12 @@ export class TokenService implements OnApplicationBootstrap {
 
   /** A named HS256 secret of the configuration, for the token command's `--kid`. */
   secret(kid: string): TokenKey | undefined {
-    const key = this.localKeys.get(kid);
+    const key = this.keys().get(kid);
     return key?.alg === 'HS256' ? key : undefined;
   }
 
   private async findKey(kid: string | undefined): Promise<TokenKey | undefined> {
-    return this.localKeys.get(kid) ?? (kid !== undefined ? await this.jwks?.find(kid) : undefined);
+    return this.keys().get(kid) ?? (kid !== undefined ? await this.jwks?.find(kid) : undefined);
   }
 
   private claimsOf(token: string, key: TokenKey): Record<string, unknown> {

@@ -69,7 +69,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   const timeouts = serverTimeouts(config.shutdownGraceMs);
   Object.assign(app.getHttpServer(), timeouts);
   if (timeouts.requestTimeout < SERVER_TIMEOUTS.requestTimeout) {
-    new Logger('Bootstrap').log(
+    new Logger('Bootstrap').debug(
       `request timeout ${timeouts.requestTimeout} ms and header timeout ${timeouts.headersTimeout} ms: no longer than SHUTDOWN_GRACE_MS=${config.shutdownGraceMs}`,
     );
   }

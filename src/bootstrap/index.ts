@@ -3,4 +3,4 @@ export { createOpenApiDocument } from './swagger';
 export { drainOnSignals, ShutdownState } from './graceful-shutdown';
 export { ShutdownModule } from './shutdown.module';
 export { reportStartupFailure, StartupFailureQuietLogger } from './startup-failure';
-export { listenOn, reservePort } from './listen';
+export { browsableUrl, listenOn, reservePort } from './listen';

@@ -24,3 +24,11 @@ export function listenOn(server: Server, reserved: NetServer): Promise<string> {
     });
   });
 }
+
+/** Every address of the machine: a browser cannot open it, so links name localhost instead. */
+const UNSPECIFIED_ADDRESS = /^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/;
+
+/** The address listenOn gives, as a link a person can open on this machine: `http://0.0.0.0:3000` becomes `http://localhost:3000`. */
+export function browsableUrl(url: string): string {
+  return url.replace(UNSPECIFIED_ADDRESS, 'http://localhost');
+}

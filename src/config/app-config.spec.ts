@@ -21,7 +21,7 @@ describe('loadAppConfig', () => {
       shutdownDelayMs: 5_000,
       production: false,
       dataDir: resolve(CWD, 'data'),
-      database: { dialect: 'sqlite', path: resolve(CWD, 'data', 'registry.sqlite') },
+      database: { dialect: 'sqlite', path: resolve(CWD, 'data', 'registry.sqlite'), createsDirectory: true },
       migrateOnStart: true,
       clockSkewMaxMs: 5_000,
       jwt: {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { assertRefused } from '../../test/support/configuration';
-import { loadAppConfig, loadDatabaseConfig, type PostgresLocation } from '.';
+import { loadAppConfig, loadDatabaseConfig, type PostgresLocation, type SqliteLocation } from '.';
 
 const CWD = resolve('/srv/fleet-registry');
 
@@ -19,13 +19,14 @@ describe('loadAppConfig: the database', () => {
     }
 
     it('resolves a relative sqlite path against the working directory', () => {
-      assert.deepEqual(load({ DATABASE_URL: 'sqlite:relative.db' }).database, { dialect: 'sqlite', path: resolve(CWD, 'relative.db') });
+      assert.deepEqual(load({ DATABASE_URL: 'sqlite:relative.db' }).database, { dialect: 'sqlite', path: resolve(CWD, 'relative.db'), createsDirectory: false });
     });
 
     it('keeps an absolute sqlite path', () => {
       assert.deepEqual(load({ DATABASE_URL: 'sqlite:/var/lib/registry.db' }).database, {
         dialect: 'sqlite',
         path: resolve('/var/lib/registry.db'),
+        createsDirectory: false,
       });
     });
 
@@ -67,6 +68,15 @@ describe('loadAppConfig: the database', () => {
       assert.deepEqual(load({ DATABASE_URL: 'sqlite::memory:' }).database, { dialect: 'sqlite', path: ':memory:' });
     });
 
+    it('creates the directory of a file in the data directory only, whether DATABASE_URL names it or is unset', () => {
+      for (const env of [{}, { DATABASE_URL: 'sqlite:data/registry.sqlite' }, { DATABASE_URL: `sqlite:${CWD}/data/other.sqlite` }]) {
+        assert.equal((load(env).database as SqliteLocation).createsDirectory, true, JSON.stringify(env));
+      }
+      for (const url of ['sqlite:registry.sqlite', 'sqlite:data/typo/registry.sqlite', 'sqlite:dta/registry.sqlite']) {
+        assert.equal((load({ DATABASE_URL: url }).database as SqliteLocation).createsDirectory, false, url);
+      }
+    });
+
     it('keeps the data directory under the working directory whatever the database path', () => {
       assert.equal(load({ DATABASE_URL: 'sqlite::memory:' }).dataDir, resolve(CWD, 'data'));
     });
@@ -79,7 +89,7 @@ describe('loadAppConfig: the database', () => {
       const env = { ...others, DATABASE_URL: 'sqlite:registry.db', MIGRATE_ON_START: 'false' };
       assert.deepEqual(loadDatabaseConfig(env, CWD), {
         dataDir: resolve(CWD, 'data'),
-        database: { dialect: 'sqlite', path: resolve(CWD, 'registry.db') },
+        database: { dialect: 'sqlite', path: resolve(CWD, 'registry.db'), createsDirectory: false },
         migrateOnStart: false,
       });
       assert.throws(() => loadDatabaseConfig({ ...others, DATABASE_POOL_SIZE: '0' }, CWD), {

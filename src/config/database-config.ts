@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { IsIn, IsOptional, Matches } from 'class-validator';
 import { IsIntInRange, ToInteger } from '../common';
 import { ConfigurationError, dataDirectory, readVariables } from './environment';
@@ -7,6 +7,11 @@ export interface SqliteLocation {
   dialect: 'sqlite';
   /** A file path, or `:memory:`. */
   path: string;
+  /**
+   * Set when the file is in the data directory, the service's own, which is created when missing. Any
+   * other directory must exist: a mistyped path is refused, not served as a new, empty database.
+   */
+  createsDirectory?: boolean;
 }
 
 export interface PostgresLocation {
@@ -120,10 +125,11 @@ function databaseLocation(vars: DatabaseVariables, dataDir: string, cwd: string)
     return { dialect: 'postgres', url, poolSize: vars.DATABASE_POOL_SIZE ?? 20, timeouts: postgresTimeouts(vars) };
   }
   const path = url?.slice('sqlite:'.length);
-  return {
-    dialect: 'sqlite',
-    path: path === undefined ? resolve(dataDir, 'registry.sqlite') : path === ':memory:' ? path : resolve(cwd, path),
-  };
+  if (path === ':memory:') {
+    return { dialect: 'sqlite', path };
+  }
+  const file = path === undefined ? resolve(dataDir, 'registry.sqlite') : resolve(cwd, path);
+  return { dialect: 'sqlite', path: file, createsDirectory: dirname(file) === dataDir };
 }
 
 export function databaseConfig(vars: DatabaseVariables, cwd: string): DatabaseConfig {

@@ -1,4 +1,5 @@
-import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { existsSync } from 'node:fs';
+import { Global, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { DATABASE_CONFIG, type DatabaseConfig, TRACING_CONFIG, type TracingConfig } from '../config';
 import { ServiceUnavailableError, StorageUnavailableError, UNAVAILABILITY_CHECK, type UnavailabilityCheck } from '../common';
@@ -7,19 +8,33 @@ import { DatabaseClockCheck } from './database-clock';
 import { isDatabaseUnavailable } from './database-errors';
 import { DatabaseHealth } from './database-health';
 import type { DB } from './database.types';
-import { assertMigrated, migrateToLatest } from './migrate';
+import { assertMigrated, DatabaseNotMigratedError, MIGRATION_NAMES, migrateToLatest } from './migrate';
 import { TransactionRunner } from './transaction-runner';
 
-@Injectable()
-class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    private readonly db: Kysely<DB>,
-    @Inject(DATABASE_CONFIG) private readonly config: DatabaseConfig,
-  ) {}
-
-  async onModuleInit(): Promise<void> {
-    await (this.config.migrateOnStart ? migrateToLatest(this.db) : assertMigrated(this.db));
+/**
+ * The database, reached and migrated (or its migrations checked) before any provider that needs it is
+ * made: what those write beside it, such as a generated audit signing key, a start that cannot reach it
+ * never writes.
+ */
+async function openMigrated(config: DatabaseConfig, tracing?: TracingConfig): Promise<Kysely<DB>> {
+  const { database } = config;
+  if (!config.migrateOnStart && database.dialect === 'sqlite' && database.path !== ':memory:' && !existsSync(database.path)) {
+    // Refused before opening it, which would leave an empty file behind.
+    throw new DatabaseNotMigratedError(MIGRATION_NAMES);
   }
+  const db = createDatabase(database, { traced: tracing !== undefined });
+  try {
+    await (config.migrateOnStart ? migrateToLatest(db) : assertMigrated(db));
+    return db;
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+}
+
+@Injectable()
+class DatabaseLifecycle implements OnApplicationShutdown {
+  constructor(private readonly db: Kysely<DB>) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.db.destroy();
@@ -32,7 +47,7 @@ class DatabaseLifecycle implements OnModuleInit, OnApplicationShutdown {
   providers: [
     {
       provide: Kysely,
-      useFactory: (config: DatabaseConfig, tracing?: TracingConfig) => createDatabase(config.database, { traced: tracing !== undefined }),
+      useFactory: openMigrated,
       inject: [DATABASE_CONFIG, TRACING_CONFIG],
     },
     {

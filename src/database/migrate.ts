@@ -27,6 +27,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '011-imported-decommissions': importedDecommissions,
 };
 
+/** Every migration's name, in order: what a database that is not there yet lacks. */
+export const MIGRATION_NAMES = Object.keys(MIGRATIONS);
+
 class InCodeMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     return MIGRATIONS;

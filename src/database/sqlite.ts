@@ -1,23 +1,36 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type { SqliteLocation } from '../config';
+import { ConfigurationError, type SqliteLocation } from '../config';
 import type { DB } from './database.types';
 import { StatementCachingDatabase } from './statement-cache';
 import { TracedSqliteDatabase } from './traced-sqlite';
 
 /** With `traced`, a span for each statement that runs inside traced work. */
 export function createSqlite(location: SqliteLocation, { traced }: { traced: boolean }): Kysely<DB> {
+  prepareDirectory(location);
   const database = new StatementCachingDatabase(openSqlite(location.path));
   return new Kysely<DB>({ dialect: new SqliteDialect({ database: traced ? new TracedSqliteDatabase(database) : database }) });
 }
 
+/** Creates the data directory when missing; refuses any other missing directory, which is likelier a typo than a new database. */
+function prepareDirectory({ path, createsDirectory }: SqliteLocation): void {
+  if (path === ':memory:') {
+    return;
+  }
+  const directory = dirname(path);
+  if (createsDirectory) {
+    mkdirSync(directory, { recursive: true });
+  } else if (!existsSync(directory)) {
+    throw new ConfigurationError(
+      `Invalid configuration: DATABASE_URL names ${path}, whose directory ${directory} does not exist: check the path, or create the directory first`,
+    );
+  }
+}
+
 /** The SQLite file as the service opens it: written ahead, synced on every commit, waiting on other processes' writes. */
 export function openSqlite(path: string): BetterSqlite3.Database {
-  if (path !== ':memory:') {
-    mkdirSync(dirname(path), { recursive: true });
-  }
   const sqlite = new BetterSqlite3(path);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');

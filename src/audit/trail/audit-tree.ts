@@ -38,6 +38,7 @@ export class AuditTree implements OnApplicationBootstrap, OnApplicationShutdown 
     @Inject(AUDIT_CONFIG) private readonly config: AuditConfig,
     @Inject(DATABASE_CONFIG) database: DatabaseConfig,
   ) {
+    // Made once the database is reached and migrated (the repository needs it): a start that cannot reach it generates no key.
     this.signing = resolveSigningKey(config, database);
     this.keyName = config.logOrigin;
     this.verifierKey = verifierKeyOf(this.keyName, this.signing.key);
