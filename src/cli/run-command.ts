@@ -85,7 +85,7 @@ export function runCommand<Args extends object>(command: Command<Args>): void {
     if (!(error instanceof UsageError)) {
       throw error;
     }
-    process.stderr.write(`${error.message}. Run npm run ${command.script} -- --help for the options\n`);
+    process.stderr.write(error.pointsToHelp ? `${error.message}. Run npm run ${command.script} -- --help for the options\n` : `${error.message}\n`);
     process.exit(2);
   }
   if ('help' in args) {
