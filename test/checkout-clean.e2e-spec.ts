@@ -30,10 +30,13 @@ function npmFunction(): string {
   return `npm() { [ "$1 $2" = "run -s" ] || return 99; script=$3; shift 3; [ "$1" = -- ] && shift; case $script in ${cases.join(' ')} *) return 98;; esac; "$NODE" "$file" "$@"; }`;
 }
 
-/** A checkout's view: a repository holding only the project's .gitignore. */
-function gitStatus(cwd: string): string {
-  return execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd, encoding: 'utf8' });
+/** git with the repository's own rules only: no global excludes file that could hide what it would offer. */
+function git(cwd: string, args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
 }
+
+/** A checkout's view: a repository holding only the project's .gitignore. */
+const gitStatus = (cwd: string) => git(cwd, ['status', '--porcelain', '--untracked-files=all']);
 
 describe('what the walk-through and the service write stays out of a checkout', () => {
   let cwd: string;
@@ -41,10 +44,10 @@ describe('what the walk-through and the service write stays out of a checkout', 
 
   beforeEach(() => {
     cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-checkout-'));
-    execFileSync('git', ['init', '-q'], { cwd });
+    git(cwd, ['init', '-q']);
     copyFileSync(join(ROOT, '.gitignore'), join(cwd, '.gitignore'));
-    execFileSync('git', ['add', '.gitignore'], { cwd });
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'checkout'], { cwd });
+    git(cwd, ['add', '.gitignore']);
+    git(cwd, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'checkout']);
   });
   afterEach(async () => {
     await server?.stop();
