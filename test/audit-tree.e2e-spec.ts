@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_BODY } from './support/fixtures';
 import { decommission, expectErrorBody, listAuditEvents, listFleet } from './support/http';
-import { runScript, SCRIPTS } from './support/processes';
+import { freePort, runScript, SCRIPTS } from './support/processes';
 import { startTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
 
@@ -344,5 +345,34 @@ describe('npm run audit:witness usage', () => {
     const missing = await runScript(SCRIPTS.auditWitness, ['--url', 'http://x', '--token', 't'], { cwd });
     assert.equal(missing.code, 2);
     assert.equal(missing.stderr, '--state is required. Run npm run audit:witness -- --help for the options\n');
+  });
+
+  it('says in one line, with the URL and what to check, that the service cannot be reached: a closed port, a connection closed unanswered', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-witness-down-'));
+    // Accepts each connection and closes it at once, as a crashing service or a misrouted proxy does.
+    const hangUp = createServer((socket) => socket.destroy()).listen(0, '127.0.0.1');
+    await once(hangUp, 'listening');
+    try {
+      const closed = `http://127.0.0.1:${await freePort()}`;
+      const closing = `http://127.0.0.1:${(hangUp.address() as AddressInfo).port}`;
+      for (const [base, reason] of [
+        [closed, 'the connection was refused'],
+        [closing, 'it closed the connection without an answer'],
+      ]) {
+        const result = await runScript(SCRIPTS.auditWitness, ['--url', base, '--token', 't', '--state', 'witness.json'], { cwd });
+        assert.deepEqual(
+          { code: result.code, stdout: result.stdout, stderr: result.stderr },
+          {
+            code: 1,
+            stdout: '',
+            stderr: `Cannot reach the service at ${base}/v1/audit/checkpoint/verifier-key: ${reason}. Check --url, and that the service is up and reachable from here\n`,
+          },
+        );
+        assert.equal(existsSync(join(cwd, 'witness.json')), false, 'no state is written');
+      }
+    } finally {
+      hangUp.close();
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });

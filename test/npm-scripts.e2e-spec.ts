@@ -81,4 +81,12 @@ describe('npm scripts', () => {
     assert.doesNotMatch(result.stderr, /building/);
     assert.ok(Date.now() - started < 15_000);
   });
+
+  it('npm run token without -- before its options: one line saying to add it, exit code 2', () => {
+    const result = spawnSync('npm', ['run', '-s', 'token', '--sub', 'x', '--clearance', '7'], { cwd: ROOT, encoding: 'utf8' });
+    assert.deepEqual(
+      { status: result.status, stdout: result.stdout, stderr: result.stderr },
+      { status: 2, stdout: '', stderr: 'npm took --sub and --clearance for itself: put -- before the options, as in npm run token -- --sub ...\n' },
+    );
+  });
 });

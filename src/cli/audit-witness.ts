@@ -3,7 +3,10 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Checkpoint, openCheckpoint, parseVerifierKey, verifyConsistency } from '../audit';
 import { AUDIT_WITNESS_USAGE, parseWitnessArguments, type WitnessArguments } from './audit-arguments';
-import { runCommand } from './run-command';
+import { runCommand, unreachableReason } from './run-command';
+
+/** How long a witness waits for each answer: a service that accepts the connection and never answers ends the run. */
+const ANSWER_TIMEOUT_MS = 30_000;
 
 /** What a witness keeps between runs: the key it checks with and the last checkpoint it accepted. */
 interface WitnessState {
@@ -34,19 +37,27 @@ async function writeState(file: string, state: WitnessState): Promise<void> {
   await rename(`${file}.tmp`, file);
 }
 
-async function get(args: WitnessArguments, path: string): Promise<Response> {
-  const response = await fetch(new URL(path, args.url), { headers: { Authorization: `Bearer ${args.token}` } });
+/** The body of the service's answer to GET `path`; any failure, on the network or an error status, in one sentence naming the URL. */
+async function get(args: WitnessArguments, path: string): Promise<string> {
+  const url = new URL(path, args.url);
+  let response: Response;
+  let body: string;
+  try {
+    response = await fetch(url, { headers: { Authorization: `Bearer ${args.token}` }, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
+    body = await response.text();
+  } catch (error) {
+    throw new Error(`Cannot reach the service at ${url.href}: ${unreachableReason(error)}. Check --url, and that the service is up and reachable from here`, { cause: error });
+  }
   if (!response.ok) {
-    const body = await response.text();
     let message = body;
     try {
       message = (JSON.parse(body) as { message?: string }).message ?? body;
     } catch {
       // not the service's error body: show it as it came
     }
-    throw new Error(`GET ${path} answered ${response.status}: ${message}`);
+    throw new Error(`GET ${url.href} answered ${response.status}: ${message}`);
   }
-  return response;
+  return body;
 }
 
 /**
@@ -55,9 +66,9 @@ async function get(args: WitnessArguments, path: string): Promise<Response> {
  */
 async function witness(args: WitnessArguments): Promise<void> {
   const state = await readState(args.state);
-  const verifierKey = args.verifierKey ?? state?.verifier_key ?? (await (await get(args, '/v1/audit/checkpoint/verifier-key')).text()).trim();
+  const verifierKey = args.verifierKey ?? state?.verifier_key ?? (await get(args, '/v1/audit/checkpoint/verifier-key')).trim();
   const verifier = parseVerifierKey(verifierKey);
-  const note = await (await get(args, '/v1/audit/checkpoint')).text();
+  const note = await get(args, '/v1/audit/checkpoint');
   const latest = openCheckpoint(note, verifier);
   if (state) {
     const previous = openCheckpoint(state.checkpoint, parseVerifierKey(state.verifier_key));
@@ -70,7 +81,7 @@ async function witness(args: WitnessArguments): Promise<void> {
 
 async function consistencyPath(args: WitnessArguments, first: number, second: number): Promise<string[]> {
   const reply = await get(args, `/v1/audit/consistency-proof?first=${first}&second=${second}`);
-  return ((await reply.json()) as { data: { consistency_path: string[] } }).data.consistency_path;
+  return (JSON.parse(reply) as { data: { consistency_path: string[] } }).data.consistency_path;
 }
 
 function assertExtends(previous: Checkpoint, latest: Checkpoint, proof: string[]): void {

@@ -1,7 +1,14 @@
 import { parseArgs } from 'node:util';
 
-/** A command called with arguments it cannot use: exit code 2, the message naming the problem, and a pointer to --help. */
-export class UsageError extends Error {}
+/** A command called with arguments it cannot use: exit code 2, the message naming the problem, and a pointer to --help unless it says what to type. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly pointsToHelp = true,
+  ) {
+    super(message);
+  }
+}
 
 /** A declaration with its `never`, so that the compiler knows the code after a call is not reached. */
 export function fail(problem: string): never {
@@ -21,11 +28,33 @@ export interface ParsedOptions {
 const optionName = (name: string) => `${name.length === 1 ? '-' : '--'}${name}`;
 
 /**
+ * The options npm kept for itself: `npm run token --sub x` (no `--`) makes --sub a setting of npm's,
+ * which it hands to the script as npm_config_sub, and passes only "x" on. Only string options are
+ * looked for: a boolean one such as --force may be npm's own setting, from an .npmrc.
+ */
+export function optionsTakenByNpm(options: Options, env: NodeJS.ProcessEnv): string[] {
+  if (env.npm_lifecycle_event === undefined) {
+    return [];
+  }
+  return Object.keys(options).filter((name) => options[name].type === 'string' && env[`npm_config_${name.replaceAll('-', '_')}`] !== undefined);
+}
+
+function failWhenNpmTookOptions(options: Options, env: NodeJS.ProcessEnv): void {
+  const taken = optionsTakenByNpm(options, env).map(optionName);
+  if (taken.length > 0) {
+    const names = taken.length === 1 ? taken[0] : `${taken.slice(0, -1).join(', ')} and ${taken.at(-1)}`;
+    throw new UsageError(`npm took ${names} for itself: put -- before the options, as in npm run ${env.npm_lifecycle_event} -- ${taken[0]} ...`, false);
+  }
+}
+
+/**
  * Options of the form --name value, checked one by one so that every bad one is named: the strict
  * parser calls `--clearance -1` ambiguous and says nothing useful about values. -h and --help are
  * always known and win over anything else given. At most `positionals` arguments besides the options.
+ * Run by npm, options npm kept for itself (no `--` before them) are named first.
  */
-export function parseOptions(args: string[], options: Options, positionals = 0): { help: true } | ParsedOptions {
+export function parseOptions(args: string[], options: Options, positionals = 0, env = process.env): { help: true } | ParsedOptions {
+  failWhenNpmTookOptions(options, env);
   const parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true });
   if (parsed.values.help === true) {
     return { help: true };

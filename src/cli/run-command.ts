@@ -21,7 +21,7 @@ const FILE_PROBLEMS: Record<string, string> = {
   ENOSPC: 'no space left on the device. Free some, or write elsewhere',
 };
 
-/** Why a database cannot be reached, by the code of the error that says so. */
+/** Why a database or the service cannot be reached, by the code of the error that says so. */
 const UNREACHABLE_REASONS: Record<string, string> = {
   ECONNREFUSED: 'the connection was refused',
   ECONNRESET: 'the connection was reset',
@@ -35,23 +35,45 @@ const UNREACHABLE_REASONS: Record<string, string> = {
   '57P03': 'it is starting up',
   '53300': 'it has no free connection',
   SQLITE_CANTOPEN: 'the file cannot be opened',
+  // fetch()'s, from undici and TLS
+  UND_ERR_CONNECT_TIMEOUT: 'it did not answer in time',
+  UND_ERR_HEADERS_TIMEOUT: 'it did not answer in time',
+  UND_ERR_SOCKET: 'it closed the connection without an answer',
+  ECONNABORTED: 'the connection was closed',
+  CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed and not trusted here',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate chain is not trusted here',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate is not trusted here',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate is for another host name',
+  EPROTO: 'it does not speak TLS there (http:// instead of https://?)',
 };
 
-/** The code of an error, or of the first of an AggregateError's (a host name with several addresses) that has one. */
+/**
+ * The code of an error, or of the first of an AggregateError's (a host name with several addresses)
+ * that has one, or of its cause (fetch() fails with "fetch failed", its cause says why).
+ */
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     return code;
   }
-  return error instanceof AggregateError ? error.errors.map(codeOf).find((inner) => inner !== undefined) : undefined;
+  if (error instanceof AggregateError) {
+    return error.errors.map(codeOf).find((inner) => inner !== undefined);
+  }
+  return error instanceof Error && error.cause !== undefined ? codeOf(error.cause) : undefined;
+}
+
+/** Why a connection failed, in words: "the connection was refused", "it did not answer in time". */
+export function unreachableReason(error: unknown): string {
+  const code = codeOf(error);
+  const timedOut = error instanceof Error && (error.name === 'TimeoutError' || /timeout/i.test(error.message));
+  return (code === undefined ? undefined : UNREACHABLE_REASONS[code]) ?? (timedOut ? 'it did not answer in time' : 'it is unavailable');
 }
 
 function unreachableDatabase(error: Error): string {
-  const code = codeOf(error);
-  const reason = (code === undefined ? undefined : UNREACHABLE_REASONS[code]) ?? (/timeout/i.test(error.message) ? 'it did not answer in time' : 'it is unavailable');
   // The commands read DATABASE_URL this way too, so this names the database they tried.
   const where = describeLocation(loadDatabaseConfig().database);
-  return `Cannot reach the database at ${where}: ${reason}. Check DATABASE_URL, and that the database is up and reachable from here`;
+  return `Cannot reach the database at ${where}: ${unreachableReason(error)}. Check DATABASE_URL, and that the database is up and reachable from here`;
 }
 
 /**
@@ -85,7 +107,7 @@ export function runCommand<Args extends object>(command: Command<Args>): void {
     if (!(error instanceof UsageError)) {
       throw error;
     }
-    process.stderr.write(`${error.message}. Run npm run ${command.script} -- --help for the options\n`);
+    process.stderr.write(error.pointsToHelp ? `${error.message}. Run npm run ${command.script} -- --help for the options\n` : `${error.message}\n`);
     process.exit(2);
   }
   if ('help' in args) {
