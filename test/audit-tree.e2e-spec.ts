@@ -349,8 +349,9 @@ describe('npm run audit:witness usage', () => {
 
   it('says in one line, with the URL and what to check, that the service cannot be reached: a closed port, a connection closed unanswered', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-witness-down-'));
-    // Accepts each connection and closes it at once, as a crashing service or a misrouted proxy does.
-    const hangUp = createServer((socket) => socket.destroy()).listen(0, '127.0.0.1');
+    // Reads each request and closes the connection unanswered, as a crashing service or a misrouted proxy
+    // does; read first, for a close with data unread is a reset instead.
+    const hangUp = createServer((socket) => socket.once('data', () => socket.end())).listen(0, '127.0.0.1');
     await once(hangUp, 'listening');
     try {
       const closed = `http://127.0.0.1:${await freePort()}`;
