@@ -141,6 +141,9 @@ function addAliasServers(document: OpenAPIObject): void {
   }
 }
 
+/** The package is UNLICENSED (package.json): the document says so rather than name no license. */
+const LICENSE = { name: 'UNLICENSED: proprietary to the command authority, not licensed for use outside it' };
+
 /** What the token check enforces (src/auth/token.service.ts), in the terms of RFC 8725, the JWT best current practices. */
 const BEARER_DESCRIPTION =
   'A JWT signed as a JWS and checked following RFC8725 (JSON Web Token Best Current Practices): each key verifies with its one ' +
@@ -169,7 +172,8 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: BEARER_DESCRIPTION }, 'bearer')
     .addSecurityRequirements('bearer')
     .build();
-  // Set here rather than with the builder: the root server is reused on the alias's paths.
+  // Set here rather than with the builder: its setLicense requires a URL, and the root server is reused on the alias's paths.
+  config.info.license = LICENSE;
   config.servers = [ROOT_SERVER];
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] });
   addCommonResponses(document, app.get<RateLimitConfig>(RATE_LIMIT_CONFIG), app.get<ServerConfig>(SERVER_CONFIG));
