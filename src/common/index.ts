@@ -14,6 +14,7 @@ export {
   IsNotCombinedWith,
   IsRequired,
   IsVesselId,
+  TEXT_CHARACTERS,
   ToInteger,
   VESSEL_ID_PATTERN,
 } from './validation/validators';
