@@ -22,9 +22,9 @@ describe('the served OpenAPI document, linted', () => {
   });
   after(() => t.close());
 
-  it('has no error under Spectral (spectral:oas and the OWASP API Security ruleset) or Redocly (recommended)', () => {
-    const errors = findings.filter((finding) => finding.severity === 'error');
-    assert.deepEqual(errors, [], describeFindings(errors));
+  it('has no error and no warning under Spectral (spectral:oas and the OWASP API Security ruleset) or Redocly (recommended)', () => {
+    // A rule that does not fit is switched off in .spectral.yaml or redocly.yaml with its reason, not left to warn.
+    assert.deepEqual(findings, [], describeFindings(findings));
   });
 
   it('describes the headers the service really sends: each documented header of a 401, and of liveness, is on the answer', async () => {

@@ -131,7 +131,12 @@ export class AssetsController {
 
   @Get(':asset_id')
   @RequiresClearance(7, REVEALS_ASSETS)
-  @ApiOperation({ summary: 'Get an asset record, active or decommissioned (clearance 7 or higher)' })
+  @ApiOperation({
+    summary: 'Get an asset record, active or decommissioned (clearance 7 or higher)',
+    description:
+      'Below clearance 7 the answer is 403 ASSET_ACCESS_DENIED whatever the id, so that whether an asset exists is told only to an officer who may decommission it; ' +
+      'the refusal is audited (asset.read). Only then is the id checked (400) and the asset looked up (404).',
+  })
   @ApiOkResponse({ type: AssetResponseDto, description: 'The asset record, with its status and decommission fields' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'asset_id must match ^[A-Z]{3}-[0-9]{4}$', 'Invalid asset id (VALIDATION_ERROR)')
   @ApiErrorResponse(404, 'ASSET_NOT_FOUND', 'Asset TIE-9999 not found', 'No asset with that id, active or not (ASSET_NOT_FOUND)')
@@ -141,7 +146,10 @@ export class AssetsController {
 
   @Get()
   @RequiresClearance(7, REVEALS_ASSETS)
-  @ApiOperation({ summary: 'List assets, ordered by asset_id (clearance 7 or higher)' })
+  @ApiOperation({
+    summary: 'List assets, ordered by asset_id (clearance 7 or higher)',
+    description: 'Active and decommissioned assets, optionally filtered by status, paged by limit and page. Below clearance 7: 403 ASSET_ACCESS_DENIED, audited (asset.read).',
+  })
   @ApiOkResponse({ type: AssetListResponseDto, description: 'A page of assets, ordered by asset_id, and the count of every match' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'status must be one of the following values: active, decommissioned', 'Invalid status, limit or page (VALIDATION_ERROR)')
   async list(@Query() query: ListAssetsQueryDto): Promise<AssetListResponseDto> {

@@ -1,10 +1,10 @@
 import { type INestApplication, NotFoundException } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { DocumentBuilder, type HeaderObject, type OpenAPIObject, type ReferenceObject, type ResponseObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type HeaderObject, type OpenAPIObject, type ReferenceObject, type ResponseObject, type ServerObject, SwaggerModule } from '@nestjs/swagger';
 import { PUBLIC_OPERATION_EXTENSION } from '../auth';
 import { ErrorResponseDto, RATE_LIMITED_MESSAGE, WWW_AUTHENTICATE_HEADER } from '../common';
 import { RATE_LIMIT_CONFIG, type RateLimitConfig, SERVER_CONFIG, type ServerConfig } from '../config';
-import { SANE_REQUEST_ID } from '../http';
+import { API_ALIAS, isServedUnderApiAlias, SANE_REQUEST_ID } from '../http';
 import { UnguardedRequestLimit, UNTHROTTLED_OPERATION_EXTENSION } from '../rate-limit';
 import { CORS_EXPOSED_HEADERS } from './cors';
 
@@ -124,6 +124,25 @@ function addCommonResponses(document: OpenAPIObject, rateLimit: RateLimitConfig,
 }
 
 const SERVER_DESCRIPTION = 'The instance that serves this document, in whatever environment it runs (local, staging or production)';
+// Relative: the routes are wherever this document was fetched from.
+// x-internal: the command authority's own records service, not one offered outside it.
+const ROOT_SERVER: ServerObject & { 'x-internal': boolean } = { url: '/', description: SERVER_DESCRIPTION, 'x-internal': true };
+const ALIAS_SERVER: ServerObject & { 'x-internal': boolean } = { url: API_ALIAS, description: `${SERVER_DESCRIPTION}, under the ${API_ALIAS} prefix`, 'x-internal': true };
+
+/**
+ * The /api alias serves the versioned API only, so its server is listed on those paths (beside the
+ * root, as a path item's servers replace the document's) and not on the health checks or /metrics.
+ */
+function addAliasServers(document: OpenAPIObject): void {
+  for (const [path, pathItem] of Object.entries(document.paths)) {
+    if (isServedUnderApiAlias(path)) {
+      pathItem.servers = [ROOT_SERVER, ALIAS_SERVER];
+    }
+  }
+}
+
+/** The package is UNLICENSED (package.json): the document says so rather than name no license. */
+const LICENSE = { name: 'UNLICENSED: proprietary to the command authority, not licensed for use outside it' };
 
 /** What the token check enforces (src/auth/token.service.ts), in the terms of RFC 8725, the JWT best current practices. */
 const BEARER_DESCRIPTION =
@@ -138,7 +157,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('fleet-registry')
     .setDescription(
       'Records service of the command authority: lists the fleet\'s vessels and decommissions assets from the active records. ' +
-        'Every route is also served under the `/api` prefix (`/api/v1/...`). ' +
+        'Every `/v1` route is also served under the `/api` prefix (`/api/v1/...`); the health checks and `/metrics` are not. ' +
         'Get a token with `npm run token -- --sub <officer> --clearance <0-10>` and paste it under Authorize.',
     )
     // 3.1: in 3.0 a DELETE's body "SHALL be ignored", and the decommission takes one.
@@ -146,18 +165,19 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('1')
     .addTag('fleet', "The fleet's vessels")
     .addTag('assets', 'Vehicles, equipment and facilities, and their decommissioning')
+    .addTag('decommission requests', 'Decommissions and recommissions waiting for a second officer, when DECOMMISSION_APPROVAL=required')
     .addTag('audit', 'Every decommission attempt and every refused token')
     .addTag('health', 'Liveness and readiness, for load balancers and orchestrators')
     .addTag('metrics', 'Prometheus metrics, for the monitoring system')
-    // Relative: the routes are wherever this document was fetched from, at the root and again under /api.
-    // x-internal: the command authority's own records service, not one offered outside it.
-    .addServer('/', SERVER_DESCRIPTION, undefined, { 'x-internal': true })
-    .addServer('/api', `${SERVER_DESCRIPTION}, every route under the /api prefix`, undefined, { 'x-internal': true })
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: BEARER_DESCRIPTION }, 'bearer')
     .addSecurityRequirements('bearer')
     .build();
+  // Set here rather than with the builder: its setLicense requires a URL, and the root server is reused on the alias's paths.
+  config.info.license = LICENSE;
+  config.servers = [ROOT_SERVER];
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] });
   addCommonResponses(document, app.get<RateLimitConfig>(RATE_LIMIT_CONFIG), app.get<ServerConfig>(SERVER_CONFIG));
+  addAliasServers(document);
   return document;
 }
 

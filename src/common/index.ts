@@ -1,7 +1,7 @@
 export * from './errors/api-error';
 export { ApiErrorResponse, ERROR_MESSAGE_MAX_LENGTH, ErrorResponseDto, WWW_AUTHENTICATE_HEADER } from './dto/error-response.dto';
-export { ASSET_ID_SCHEMA, BASE64_SHA256_SCHEMA, HEX_SHA256_SCHEMA, INSTANT_SCHEMA, SAFE_INTEGER_BOUNDS, VESSEL_ID_SCHEMA } from './dto/schema-bounds';
-export { CURSOR_MAX_LENGTH, DEFAULT_PAGE_SIZE, KeysetPagePosition, MAX_PAGE, MAX_PAGE_SIZE, NextCursor, PageMetaDto, PageOf, PageQueryDto, pageMeta, pageNumber, pageOffset } from './dto/page-query.dto';
+export { ASSET_ID_SCHEMA, BASE64_SHA256_SCHEMA, HEX_SHA256_SCHEMA, INSTANT_SCHEMA, SAFE_INTEGER_BOUNDS, TOKEN_SUBJECT_SCHEMA, textSchema, VESSEL_ID_SCHEMA } from './dto/schema-bounds';
+export { CURSOR_SCHEMA, DEFAULT_PAGE_SIZE, KeysetPagePosition, MAX_PAGE, MAX_PAGE_SIZE, NextCursor, PageMetaDto, PageOf, PageQueryDto, pageMeta, pageNumber, pageOffset } from './dto/page-query.dto';
 export { describeValidationErrors } from './validation/validation-errors';
 export { describeUnsafeShape } from './validation/input-shape';
 export type { RequestOrigin } from './request-origin';
@@ -14,6 +14,7 @@ export {
   IsNotCombinedWith,
   IsRequired,
   IsVesselId,
+  TEXT_CHARACTERS,
   ToInteger,
   VESSEL_ID_PATTERN,
 } from './validation/validators';

@@ -38,7 +38,10 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @ApiOperation({ summary: 'The process is up' })
+  @ApiOperation({
+    summary: 'The process is up',
+    description: 'Answers while the process runs, whatever the database: an orchestrator restarts an instance that stops answering. No token, no rate limit.',
+  })
   @ApiOkResponse({ schema: { example: UP }, description: 'The process answers' })
   live(): typeof UP {
     return UP;
@@ -46,14 +49,16 @@ export class HealthController {
 
   @Get('ready')
   @ApiOperation({
-    summary:
-      "The service can reach its database and its rate-limit store, trusts a JWKS not too old, its clock agrees with the database's, its audit events find their place in time, and it is not shutting down",
+    summary: 'The instance can take traffic',
+    description:
+      "It can reach its database and its rate-limit store, trusts a JWKS not too old, its clock agrees with the database's, its audit events find their place in time, and it is not shutting down. " +
+      'No token, no rate limit: a load balancer sends traffic only to instances that answer 200.',
   })
   @ApiOkResponse({
     schema: {
       type: 'object',
       required: ['status'],
-      properties: { status: { type: 'string', enum: ['success'] }, warnings: { type: 'array', maxItems: 1, items: { type: 'string', maxLength: 200 } } },
+      properties: { status: { type: 'string', enum: ['success'] }, warnings: { type: 'array', maxItems: 1, items: { type: 'string', enum: [JWKS_STALE] } } },
       example: { status: 'success', warnings: [JWKS_STALE] },
     },
     description: 'Ready. `warnings`, when present, says what an operator should know that does not make the instance unready: a JWKS served stale while its provider cannot be reached',

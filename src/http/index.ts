@@ -1,5 +1,5 @@
 export { ApiExceptionFilter } from './api-exception.filter';
-export { assignRequestId, fixedHeaders, headersSetBy, REQUEST_ID_HEADER, SANE_REQUEST_ID, serveApiAlias } from './request-context';
+export { API_ALIAS, assignRequestId, fixedHeaders, headersSetBy, isServedUnderApiAlias, REQUEST_ID_HEADER, SANE_REQUEST_ID, serveApiAlias } from './request-context';
 export { repairPathEncoding } from './path-encoding';
 export { MethodNotAllowedModule } from './method-not-allowed';
 export { BodyErrorGuard, readJsonBodies } from './body-errors';

@@ -21,11 +21,15 @@ export function assignRequestId(req: Request, res: Response, next: NextFunction)
   next();
 }
 
-const API_ALIAS = '/api';
+/** The prefix that serves the versioned API a second time. */
+export const API_ALIAS = '/api';
+
+/** Whether a route's path is served under API_ALIAS too: the versioned API (`/v1/...`), not the health checks or /metrics. */
+export const isServedUnderApiAlias = (path: string): boolean => /^\/v1(?:[/?]|$)/.test(path);
 
 /** `/api/v1/...` is served by the same routes as `/v1/...`; `req.originalUrl` keeps what the caller sent. */
 export function serveApiAlias(req: Request, _res: Response, next: NextFunction): void {
-  if (/^\/api\/v1(?:[/?]|$)/.test(req.url)) {
+  if (req.url.startsWith(API_ALIAS) && isServedUnderApiAlias(req.url.slice(API_ALIAS.length))) {
     req.url = req.url.slice(API_ALIAS.length);
   }
   next();

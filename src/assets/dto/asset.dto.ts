@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { ASSET_ID_SCHEMA, INSTANT_SCHEMA, IsAssetId, IsNonBlankString, PageOf, PageQueryDto, SuccessEnvelope } from '../../common';
+import { ASSET_ID_SCHEMA, INSTANT_SCHEMA, IsAssetId, IsNonBlankString, PageOf, PageQueryDto, SuccessEnvelope, textSchema } from '../../common';
 import { ASSET_STATUSES, type AssetStatus } from '../../database';
 
 export const REASON_MAX_LENGTH = 500;
@@ -17,11 +17,11 @@ export class AssetIdParamDto {
 }
 
 export class DecommissionAssetDto {
-  @ApiProperty({ minLength: 1, maxLength: REASON_MAX_LENGTH, example: 'Damaged beyond repair during the Battle of Yavin' })
+  @ApiProperty({ ...textSchema(REASON_MAX_LENGTH), minLength: 1, example: 'Damaged beyond repair during the Battle of Yavin' })
   @IsNonBlankString(REASON_MAX_LENGTH)
   reason!: string;
 
-  @ApiProperty({ minLength: 1, maxLength: AUTHORIZED_BY_MAX_LENGTH, example: 'Grand Moff Tarkin' })
+  @ApiProperty({ ...textSchema(AUTHORIZED_BY_MAX_LENGTH), minLength: 1, example: 'Grand Moff Tarkin' })
   @IsNonBlankString(AUTHORIZED_BY_MAX_LENGTH)
   authorized_by!: string;
 }
@@ -33,19 +33,19 @@ export class DecommissionedAssetDto {
   @ApiProperty({ ...ASSET_ID_SCHEMA })
   asset_id!: string;
 
-  @ApiProperty({ maxLength: ASSET_TEXT_MAX_LENGTH, example: 'vehicle', description: 'Free text naming the kind of asset.' })
+  @ApiProperty({ ...textSchema(ASSET_TEXT_MAX_LENGTH), example: 'vehicle', description: 'Free text naming the kind of asset.' })
   asset_type!: string;
 
-  @ApiProperty({ maxLength: ASSET_TEXT_MAX_LENGTH, example: 'TK-421' })
+  @ApiProperty({ ...textSchema(ASSET_TEXT_MAX_LENGTH), example: 'TK-421' })
   former_pilot!: string;
 
-  @ApiProperty({ maxLength: REASON_MAX_LENGTH, example: 'Damaged beyond repair during the Battle of Yavin' })
+  @ApiProperty({ ...textSchema(REASON_MAX_LENGTH), example: 'Damaged beyond repair during the Battle of Yavin' })
   decommission_reason!: string;
 
   @ApiProperty({ ...INSTANT_SCHEMA, example: '2026-11-21T10:15:30.000Z', description: 'ISO 8601, UTC.' })
   decommissioned_at!: string;
 
-  @ApiProperty({ maxLength: AUTHORIZED_BY_MAX_LENGTH, example: 'Grand Moff Tarkin' })
+  @ApiProperty({ ...textSchema(AUTHORIZED_BY_MAX_LENGTH), example: 'Grand Moff Tarkin' })
   authorized_by!: string;
 }
 
@@ -65,22 +65,22 @@ export class AssetDto {
   @ApiProperty({ ...ASSET_ID_SCHEMA })
   asset_id!: string;
 
-  @ApiProperty({ maxLength: ASSET_TEXT_MAX_LENGTH, example: 'vehicle' })
+  @ApiProperty({ ...textSchema(ASSET_TEXT_MAX_LENGTH), example: 'vehicle' })
   asset_type!: string;
 
-  @ApiProperty({ maxLength: ASSET_TEXT_MAX_LENGTH, example: 'TK-421' })
+  @ApiProperty({ ...textSchema(ASSET_TEXT_MAX_LENGTH), example: 'TK-421' })
   former_pilot!: string;
 
   @ApiProperty({ enum: ASSET_STATUSES })
   status!: AssetStatus;
 
-  @ApiProperty({ type: String, maxLength: REASON_MAX_LENGTH, nullable: true, example: null })
+  @ApiProperty({ ...textSchema(REASON_MAX_LENGTH), nullable: true, example: null })
   decommission_reason!: string | null;
 
   @ApiProperty({ ...INSTANT_SCHEMA, nullable: true, example: null })
   decommissioned_at!: string | null;
 
-  @ApiProperty({ type: String, maxLength: AUTHORIZED_BY_MAX_LENGTH, nullable: true, example: null })
+  @ApiProperty({ ...textSchema(AUTHORIZED_BY_MAX_LENGTH), nullable: true, example: null })
   authorized_by!: string | null;
 }
 

@@ -2,7 +2,21 @@ import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@n
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { IsAuditCursor } from '../../audit';
 import { SUBJECT_MAX_LENGTH } from '../../auth';
-import { ASSET_ID_SCHEMA, CURSOR_MAX_LENGTH, INSTANT_SCHEMA, IsAssetId, IsNotCombinedWith, KeysetPagePosition, MAX_PAGE_SIZE, NextCursor, PageMetaDto, PageQueryDto, SuccessEnvelope } from '../../common';
+import {
+  ASSET_ID_SCHEMA,
+  CURSOR_SCHEMA,
+  INSTANT_SCHEMA,
+  IsAssetId,
+  IsNotCombinedWith,
+  KeysetPagePosition,
+  MAX_PAGE_SIZE,
+  NextCursor,
+  PageMetaDto,
+  PageQueryDto,
+  SuccessEnvelope,
+  textSchema,
+  TOKEN_SUBJECT_SCHEMA,
+} from '../../common';
 import { DECOMMISSION_REQUEST_KINDS, DECOMMISSION_REQUEST_STATES, type DecommissionRequestKind, type DecommissionRequestState } from '../../database';
 import { AUTHORIZED_BY_MAX_LENGTH, REASON_MAX_LENGTH } from './asset.dto';
 
@@ -32,13 +46,13 @@ export class DecommissionRequestDto {
   @ApiProperty({ enum: DECOMMISSION_REQUEST_STATES, example: 'pending' })
   state!: DecommissionRequestState;
 
-  @ApiProperty({ maxLength: SUBJECT_MAX_LENGTH, example: 'officer-7', description: 'The token subject who asked.' })
+  @ApiProperty({ ...TOKEN_SUBJECT_SCHEMA, maxLength: SUBJECT_MAX_LENGTH, example: 'officer-7', description: 'The token subject who asked.' })
   requested_by!: string;
 
-  @ApiProperty({ maxLength: AUTHORIZED_BY_MAX_LENGTH, example: 'officer-9', description: 'The token subject of the officer who may approve or reject it.' })
+  @ApiProperty({ ...textSchema(AUTHORIZED_BY_MAX_LENGTH), example: 'officer-9', description: 'The token subject of the officer who may approve or reject it.' })
   authorized_by!: string;
 
-  @ApiProperty({ maxLength: REASON_MAX_LENGTH, example: 'Damaged beyond repair during the Battle of Yavin' })
+  @ApiProperty({ ...textSchema(REASON_MAX_LENGTH), example: 'Damaged beyond repair during the Battle of Yavin' })
   reason!: string;
 
   @ApiProperty({ ...INSTANT_SCHEMA, example: '2026-11-21T10:15:30.000Z' })
@@ -50,7 +64,7 @@ export class DecommissionRequestDto {
   @ApiProperty({ ...INSTANT_SCHEMA, nullable: true, example: null, description: 'When it was approved, rejected or withdrawn, or when it expired; null while pending.' })
   decided_at!: string | null;
 
-  @ApiProperty({ type: String, maxLength: SUBJECT_MAX_LENGTH, nullable: true, example: null, description: 'Who approved, rejected or withdrew it; null while pending and once expired.' })
+  @ApiProperty({ ...TOKEN_SUBJECT_SCHEMA, maxLength: SUBJECT_MAX_LENGTH, nullable: true, example: null, description: 'Who approved, rejected or withdrew it; null while pending and once expired.' })
   decided_by!: string | null;
 }
 
@@ -76,8 +90,7 @@ export class ListDecommissionRequestsQueryDto extends PageQueryDto {
   readonly awaiting?: (typeof AWAITING)[number];
 
   @ApiPropertyOptional({
-    maxLength: CURSOR_MAX_LENGTH,
-    pattern: '^[A-Za-z0-9_-]+$',
+    ...CURSOR_SCHEMA,
     description: "Keyset cursor: the previous page's next_cursor; the page holds the matching requests older than that page's last. Not together with page.",
   })
   @IsOptional()

@@ -41,7 +41,12 @@ export class AuditController {
 
   @Get('events')
   @RequiresClearance(7, { action: AUDIT_ACTIONS.readAudit })
-  @ApiOperation({ summary: 'List audit events in chain order, newest first (clearance 7 or higher)' })
+  @ApiOperation({
+    summary: 'List audit events in chain order, newest first (clearance 7 or higher)',
+    description:
+      'The filters combine: actor, action, outcome, asset_id, and occurred_at from since (included) to until (excluded). Each event carries its details and leaf_hash. ' +
+      "Page by cursor (the previous page's next_cursor; total_count and page are then null) or by page, not both.",
+  })
   @ApiOkResponse({ type: AuditEventListResponseDto, description: 'A page of audit events, newest first, and the count of every match' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'outcome must be one of the following values: allowed, denied', 'Invalid outcome, asset_id, limit or page (VALIDATION_ERROR)')
   async list(@Query() query: ListAuditEventsQueryDto): Promise<AuditEventListResponseDto> {
@@ -126,7 +131,10 @@ export class AuditController {
 
   @Get('checkpoint/verifier-key')
   @RequiresClearance(7, { action: AUDIT_ACTIONS.readAudit })
-  @ApiOperation({ summary: "The C2SP verifier key that checks the checkpoints' signature (clearance 7 or higher)" })
+  @ApiOperation({
+    summary: "The C2SP verifier key that checks the checkpoints' signature (clearance 7 or higher)",
+    description: 'A C2SP signed-note verifier key (Ed25519), the same from every instance: with it, a checkpoint fetched earlier can be checked anywhere, without trusting the instance that served it.',
+  })
   @ApiOkResponse({ description: '<key name>+<key id, 8 hex digits>+<base64 of 0x01 and the Ed25519 public key>', content: { [TEXT]: { schema: VERIFIER_KEY_SCHEMA } } })
   @Header('Content-Type', TEXT)
   verifierKey(): string {
@@ -135,7 +143,10 @@ export class AuditController {
 
   @Get('events/:id/inclusion-proof')
   @RequiresClearance(7, { action: AUDIT_ACTIONS.readAudit })
-  @ApiOperation({ summary: 'RFC 9162 proof that the event is in the tree of tree_size events (clearance 7 or higher)' })
+  @ApiOperation({
+    summary: 'RFC 9162 proof that the event is in the tree of tree_size events (clearance 7 or higher)',
+    description: "The audit path (RFC 9162, 2.1.3) from the event's leaf hash to the root hash of the tree of the first tree_size events: checked against a signed checkpoint of that size, it shows the event is recorded there.",
+  })
   @ApiOkResponse({ type: InclusionProofResponseDto, description: 'The path from the leaf to the root of the tree of tree_size events' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'tree_size 90 is past the end of the tree, which has 57 events', 'A bad id or tree_size, past the tree or not including the event (VALIDATION_ERROR)')
   @ApiErrorResponse(404, 'AUDIT_EVENT_NOT_FOUND', 'Audit event 42 not found', 'No event has this id (AUDIT_EVENT_NOT_FOUND)')
@@ -145,7 +156,10 @@ export class AuditController {
 
   @Get('consistency-proof')
   @RequiresClearance(7, { action: AUDIT_ACTIONS.readAudit })
-  @ApiOperation({ summary: 'RFC 9162 proof that the tree of second events extends the tree of first events (clearance 7 or higher)' })
+  @ApiOperation({
+    summary: 'RFC 9162 proof that the tree of second events extends the tree of first events (clearance 7 or higher)',
+    description: 'The consistency path (RFC 9162, 2.1.4) between the trees of the first `first` and `second` events: checked against two signed checkpoints, it shows the trail was only appended to between them.',
+  })
   @ApiOkResponse({ type: ConsistencyProofResponseDto, description: 'The consistency path from the tree of first events to that of second' })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'second 90 is past the end of the tree, which has 57 events', 'first or second missing or bad, first above second, or second past the tree (VALIDATION_ERROR)')
   async consistencyProof(@Query() { first, second }: ConsistencyProofQueryDto): Promise<ConsistencyProofResponseDto> {

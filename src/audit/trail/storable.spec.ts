@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { TEXT_CHARACTERS } from '../../common';
 import { storable } from './storable';
 
 describe('storable', () => {
@@ -27,5 +29,11 @@ describe('storable', () => {
 
     assert.doesNotMatch(sut, /[\ud800-\udbff](?![\udc00-\udfff])/);
     assert.ok(sut.length <= 64);
+  });
+
+  it('stores only what the OpenAPI document promises of an audit field: text without control characters or unpaired surrogates', () => {
+    // Any UTF-16 code units, lone surrogates and control characters included, of any length around the limit.
+    const anyCodeUnits = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 80 }).map((units) => String.fromCharCode(...units));
+    fc.assert(fc.property(anyCodeUnits, (value) => TEXT_CHARACTERS.test(storable(value, 64))));
   });
 });

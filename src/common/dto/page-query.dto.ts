@@ -9,7 +9,9 @@ export const DEFAULT_PAGE_SIZE = 10;
 /** Keeps the offset a safe integer in every SQL engine. */
 export const MAX_PAGE = 1_000_000;
 /** Long enough for any keyset cursor a listing writes. */
-export const CURSOR_MAX_LENGTH = 24;
+const CURSOR_MAX_LENGTH = 24;
+/** A keyset cursor as the listings write it: base64url, opaque to clients. */
+export const CURSOR_SCHEMA = { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: CURSOR_MAX_LENGTH } as const;
 
 /** A whole query's DTO: only strings and numbers, so the validation pipe's copy of a known query is a whole copy. */
 export class PageQueryDto {
@@ -48,7 +50,7 @@ export class KeysetPagePosition {
 }
 
 export class NextCursor {
-  @ApiProperty({ type: 'string', nullable: true, maxLength: CURSOR_MAX_LENGTH, example: 'ZTQy', description: 'Pass as cursor for the next (older) page; null on the last page.' })
+  @ApiProperty({ ...CURSOR_SCHEMA, nullable: true, example: 'ZTQy', description: 'Pass as cursor for the next (older) page; null on the last page.' })
   next_cursor!: string | null;
 }
 

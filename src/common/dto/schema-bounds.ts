@@ -1,4 +1,4 @@
-import { ASSET_ID_PATTERN, VESSEL_ID_PATTERN } from '../validation/validators';
+import { ASSET_ID_PATTERN, TEXT_CHARACTERS, VESSEL_ID_PATTERN } from '../validation/validators';
 
 /**
  * OpenAPI schemas for the values many DTOs share, with the bounds the service holds them to, so the
@@ -10,6 +10,15 @@ export const ASSET_ID_SCHEMA = { type: 'string', pattern: ASSET_ID_PATTERN.sourc
 
 /** A letter prefix of up to 8, a hyphen and a number of up to 9 digits: at most 18 characters. */
 export const VESSEL_ID_SCHEMA = { type: 'string', pattern: VESSEL_ID_PATTERN.source, maxLength: 18, example: 'ISD-001' } as const;
+
+/**
+ * Text as the service keeps it: held to IsNonBlankString on its way in (a request body, the record
+ * import) or made storable() for the audit trail, so without control characters or unpaired surrogates.
+ */
+export const textSchema = (maxLength: number) => ({ type: 'string', pattern: TEXT_CHARACTERS.source, maxLength }) as const;
+
+/** A token's `sub`, as the token check holds it: not blank. Its length bound, SUBJECT_MAX_LENGTH, is auth's, added where it is used. */
+export const TOKEN_SUBJECT_SCHEMA = { type: 'string', pattern: '\\S' } as const;
 
 /** A count, id or size of the audit trail: exact in a JavaScript number, as the service keeps it. */
 export const SAFE_INTEGER_BOUNDS = { type: 'integer', format: 'int64', maximum: Number.MAX_SAFE_INTEGER } as const;

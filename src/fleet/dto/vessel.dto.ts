@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { IsNotCombinedWith, IsVesselId, MAX_PAGE, MAX_PAGE_SIZE, PageMetaDto, PageQueryDto, SuccessEnvelope, VESSEL_ID_SCHEMA } from '../../common';
+import { IsNotCombinedWith, IsVesselId, MAX_PAGE, MAX_PAGE_SIZE, PageMetaDto, PageQueryDto, SuccessEnvelope, textSchema, VESSEL_ID_SCHEMA } from '../../common';
 import { VESSEL_LIMITS } from './vessel-limits';
 import { SECTORS, type Sector } from '../../database';
 
@@ -28,10 +28,10 @@ export class VesselDto {
   @ApiProperty({ ...VESSEL_ID_SCHEMA, description: 'A short letter prefix, a hyphen and a number.' })
   id!: string;
 
-  @ApiProperty({ maxLength: VESSEL_LIMITS.text, example: 'Devastator' })
+  @ApiProperty({ ...textSchema(VESSEL_LIMITS.text), example: 'Devastator' })
   name!: string;
 
-  @ApiProperty({ maxLength: VESSEL_LIMITS.text, example: 'Imperial I-class' })
+  @ApiProperty({ ...textSchema(VESSEL_LIMITS.text), example: 'Imperial I-class' })
   class!: string;
 
   @ApiProperty({ pattern: VESSEL_LIMITS.lengthPattern.source, maxLength: VESSEL_LIMITS.length, example: '1600 meters' })
@@ -40,13 +40,13 @@ export class VesselDto {
   @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, maximum: VESSEL_LIMITS.crew, example: 37085 })
   crew!: number;
 
-  @ApiProperty({ maxLength: VESSEL_LIMITS.text, example: 'Captain Piett' })
+  @ApiProperty({ ...textSchema(VESSEL_LIMITS.text), example: 'Captain Piett' })
   commander!: string;
 
   @ApiProperty({ enum: SECTORS })
   sector!: Sector;
 
-  @ApiProperty({ maxLength: VESSEL_LIMITS.status, example: 'operational' })
+  @ApiProperty({ ...textSchema(VESSEL_LIMITS.status), example: 'operational' })
   status!: string;
 }
 

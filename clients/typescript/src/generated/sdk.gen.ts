@@ -49,13 +49,17 @@ class HeyApiRegistry<T> {
 export class Health extends HeyApiClient {
     /**
      * The process is up
+     *
+     * Answers while the process runs, whatever the database: an orchestrator restarts an instance that stops answering. No token, no rate limit.
      */
     public live<ThrowOnError extends boolean = false>(options?: Options<HealthControllerLiveData, ThrowOnError>): RequestResult<HealthControllerLiveResponses, HealthControllerLiveErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<HealthControllerLiveResponses, HealthControllerLiveErrors, ThrowOnError>({ url: '/health/live', ...options });
     }
     
     /**
-     * The service can reach its database and its rate-limit store, trusts a JWKS not too old, its clock agrees with the database's, its audit events find their place in time, and it is not shutting down
+     * The instance can take traffic
+     *
+     * It can reach its database and its rate-limit store, trusts a JWKS not too old, its clock agrees with the database's, its audit events find their place in time, and it is not shutting down. No token, no rate limit: a load balancer sends traffic only to instances that answer 200.
      */
     public ready<ThrowOnError extends boolean = false>(options?: Options<HealthControllerReadyData, ThrowOnError>): RequestResult<HealthControllerReadyResponses, HealthControllerReadyErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<HealthControllerReadyResponses, HealthControllerReadyErrors, ThrowOnError>({ url: '/health/ready', ...options });
@@ -97,6 +101,8 @@ export class Assets extends HeyApiClient {
     
     /**
      * Get an asset record, active or decommissioned (clearance 7 or higher)
+     *
+     * Below clearance 7 the answer is 403 ASSET_ACCESS_DENIED whatever the id, so that whether an asset exists is told only to an officer who may decommission it; the refusal is audited (asset.read). Only then is the id checked (400) and the asset looked up (404).
      */
     public findOne<ThrowOnError extends boolean = false>(options: Options<AssetsControllerFindOneData, ThrowOnError>): RequestResult<AssetsControllerFindOneResponses, AssetsControllerFindOneErrors, ThrowOnError> {
         return (options.client ?? this.client).get<AssetsControllerFindOneResponses, AssetsControllerFindOneErrors, ThrowOnError>({
@@ -125,6 +131,8 @@ export class Assets extends HeyApiClient {
     
     /**
      * List assets, ordered by asset_id (clearance 7 or higher)
+     *
+     * Active and decommissioned assets, optionally filtered by status, paged by limit and page. Below clearance 7: 403 ASSET_ACCESS_DENIED, audited (asset.read).
      */
     public list<ThrowOnError extends boolean = false>(options?: Options<AssetsControllerListData, ThrowOnError>): RequestResult<AssetsControllerListResponses, AssetsControllerListErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<AssetsControllerListResponses, AssetsControllerListErrors, ThrowOnError>({
@@ -205,6 +213,8 @@ export class DecommissionRequests extends HeyApiClient {
 export class Audit extends HeyApiClient {
     /**
      * List audit events in chain order, newest first (clearance 7 or higher)
+     *
+     * The filters combine: actor, action, outcome, asset_id, and occurred_at from since (included) to until (excluded). Each event carries its details and leaf_hash. Page by cursor (the previous page's next_cursor; total_count and page are then null) or by page, not both.
      */
     public list<ThrowOnError extends boolean = false>(options?: Options<AuditControllerListData, ThrowOnError>): RequestResult<AuditControllerListResponses, AuditControllerListErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<AuditControllerListResponses, AuditControllerListErrors, ThrowOnError>({
@@ -255,6 +265,8 @@ export class Audit extends HeyApiClient {
     
     /**
      * The C2SP verifier key that checks the checkpoints' signature (clearance 7 or higher)
+     *
+     * A C2SP signed-note verifier key (Ed25519), the same from every instance: with it, a checkpoint fetched earlier can be checked anywhere, without trusting the instance that served it.
      */
     public verifierKey<ThrowOnError extends boolean = false>(options?: Options<AuditControllerVerifierKeyData, ThrowOnError>): RequestResult<AuditControllerVerifierKeyResponses, AuditControllerVerifierKeyErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<AuditControllerVerifierKeyResponses, AuditControllerVerifierKeyErrors, ThrowOnError>({
@@ -266,6 +278,8 @@ export class Audit extends HeyApiClient {
     
     /**
      * RFC 9162 proof that the event is in the tree of tree_size events (clearance 7 or higher)
+     *
+     * The audit path (RFC 9162, 2.1.3) from the event's leaf hash to the root hash of the tree of the first tree_size events: checked against a signed checkpoint of that size, it shows the event is recorded there.
      */
     public inclusionProof<ThrowOnError extends boolean = false>(options: Options<AuditControllerInclusionProofData, ThrowOnError>): RequestResult<AuditControllerInclusionProofResponses, AuditControllerInclusionProofErrors, ThrowOnError> {
         return (options.client ?? this.client).get<AuditControllerInclusionProofResponses, AuditControllerInclusionProofErrors, ThrowOnError>({
@@ -277,6 +291,8 @@ export class Audit extends HeyApiClient {
     
     /**
      * RFC 9162 proof that the tree of second events extends the tree of first events (clearance 7 or higher)
+     *
+     * The consistency path (RFC 9162, 2.1.4) between the trees of the first `first` and `second` events: checked against two signed checkpoints, it shows the trail was only appended to between them.
      */
     public consistencyProof<ThrowOnError extends boolean = false>(options: Options<AuditControllerConsistencyProofData, ThrowOnError>): RequestResult<AuditControllerConsistencyProofResponses, AuditControllerConsistencyProofErrors, ThrowOnError> {
         return (options.client ?? this.client).get<AuditControllerConsistencyProofResponses, AuditControllerConsistencyProofErrors, ThrowOnError>({

@@ -10,7 +10,7 @@ import {
   IsIntInRange,
   IsNonBlankString,
   IsNotCombinedWith,
-  CURSOR_MAX_LENGTH,
+  CURSOR_SCHEMA,
   KeysetPagePosition,
   NextCursor,
   MAX_PAGE_SIZE,
@@ -18,6 +18,7 @@ import {
   PageQueryDto,
   SAFE_INTEGER_BOUNDS,
   SuccessEnvelope,
+  textSchema,
   ToInteger,
 } from '../../../common';
 import { decodeAuditCursor } from '../audit-cursor';
@@ -49,7 +50,7 @@ export class AuditFilterQueryDto {
   @IsAssetId()
   readonly asset_id?: string;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: AUDIT_FIELD_LIMITS.actor, example: 'officer-7', description: 'The token subject who acted.' })
+  @ApiPropertyOptional({ ...textSchema(AUDIT_FIELD_LIMITS.actor), minLength: 1, example: 'officer-7', description: 'The token subject who acted.' })
   @IsOptional()
   @IsNonBlankString(AUDIT_FIELD_LIMITS.actor)
   readonly actor?: string;
@@ -74,8 +75,7 @@ export class AuditFilterQueryDto {
 export class ListAuditEventsQueryDto extends IntersectionType(PageQueryDto, AuditFilterQueryDto) {
   // No example: Swagger UI would fill it in on "Try it out", and with page's default that is a 400.
   @ApiPropertyOptional({
-    maxLength: CURSOR_MAX_LENGTH,
-    pattern: '^[A-Za-z0-9_-]+$',
+    ...CURSOR_SCHEMA,
     description:
       "Keyset cursor: the previous page's next_cursor; the page holds the matching events before that page's last. " +
       'Any depth costs what the first page does, and events appended meanwhile never shift it. Not together with page, the slow path.',
@@ -102,10 +102,10 @@ export class AuditDecisionDetailsDto {
   @ApiPropertyOptional({ format: 'uuid', maxLength: 36, example: '6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f', description: 'The decommission request the decision belongs to, when DECOMMISSION_APPROVAL=required' })
   request_id?: string;
 
-  @ApiProperty({ maxLength: AUDIT_FIELD_LIMITS.detail, example: 'Damaged beyond repair during the Battle of Yavin' })
+  @ApiProperty({ ...textSchema(AUDIT_FIELD_LIMITS.detail), example: 'Damaged beyond repair during the Battle of Yavin' })
   reason!: string;
 
-  @ApiProperty({ maxLength: AUDIT_FIELD_LIMITS.detail, example: 'Grand Moff Tarkin' })
+  @ApiProperty({ ...textSchema(AUDIT_FIELD_LIMITS.detail), example: 'Grand Moff Tarkin' })
   authorized_by!: string;
 }
 
@@ -125,25 +125,25 @@ export class AuditEventDto {
   @ApiProperty({ enum: DENIAL_REASONS, nullable: true, type: String, description: 'Why it was denied; null when allowed.' })
   reason!: string | null;
 
-  @ApiProperty({ nullable: true, type: String, maxLength: AUDIT_FIELD_LIMITS.actor, example: 'officer-7', description: 'Token subject; null when no valid token was given.' })
+  @ApiProperty({ ...textSchema(AUDIT_FIELD_LIMITS.actor), nullable: true, example: 'officer-7', description: 'Token subject; null when no valid token was given.' })
   actor!: string | null;
 
   @ApiProperty({ nullable: true, type: 'integer', format: 'int32', minimum: 0, maximum: 10, example: 7 })
   actor_clearance!: number | null;
 
-  @ApiProperty({ nullable: true, type: String, maxLength: AUDIT_FIELD_LIMITS.assetId, example: 'TIE-0001', description: 'As the request named it, valid or not.' })
+  @ApiProperty({ ...textSchema(AUDIT_FIELD_LIMITS.assetId), nullable: true, example: 'TIE-0001', description: 'As the request named it, valid or not.' })
   asset_id!: string | null;
 
-  @ApiProperty({ maxLength: AUDIT_FIELD_LIMITS.requestId, example: '0f6f3f0e-6a53-4d1a-9d56-2b1b8d1c1e7a' })
+  @ApiProperty({ ...textSchema(AUDIT_FIELD_LIMITS.requestId), example: '0f6f3f0e-6a53-4d1a-9d56-2b1b8d1c1e7a' })
   request_id!: string;
 
-  @ApiProperty({ nullable: true, type: String, maxLength: AUDIT_FIELD_LIMITS.ip, example: '127.0.0.1' })
+  @ApiProperty({ ...textSchema(AUDIT_FIELD_LIMITS.ip), nullable: true, example: '127.0.0.1' })
   ip!: string | null;
 
-  @ApiProperty({ maxLength: AUDIT_FIELD_LIMITS.method, example: 'DELETE' })
+  @ApiProperty({ ...textSchema(AUDIT_FIELD_LIMITS.method), example: 'DELETE' })
   method!: string;
 
-  @ApiProperty({ maxLength: AUDIT_FIELD_LIMITS.path, example: '/v1/assets/TIE-0001' })
+  @ApiProperty({ ...textSchema(AUDIT_FIELD_LIMITS.path), example: '/v1/assets/TIE-0001' })
   path!: string;
 
   @ApiProperty({ ...HEX_SHA256_SCHEMA, example: 'c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2', description: 'hash of the event before it in the chain' })
