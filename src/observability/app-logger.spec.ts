@@ -46,6 +46,15 @@ describe('AppLogger', () => {
     assert.match(written[0].text, /^\{"time":"[^"]+","level":"info","msg":"request completed","pid":\d+,"context":"HTTP","request_id":"r-1","status":200,"duration_ms":1.25\}\n$/);
   });
 
+  it("makes a line of flat fields as ConsoleLogger's general path makes it for fields holding an object", async () => {
+    const logger = new AppLogger({ level: 'info', json: true });
+    logger.log('request completed', { request_id: 'r-1', status: 200, actor: null, level: 'x' }, 'HTTP');
+    logger.log('request completed', { request_id: 'r-1', status: 200, actor: null, level: 'x', nested: { kept: true } }, 'HTTP');
+    await endOfTurn();
+    const [flat, general] = written[0].text.split('\n').filter(Boolean).map((line) => line.replace(/"time":"[^"]+"/, '"time":"T"'));
+    assert.equal(general, flat.replace(/\}$/, ',"nested":{"kept":true}}'));
+  });
+
   it("writes the stdout lines of one turn of the event loop in one write at its end, and any line to stderr after them", async () => {
     const logger = new AppLogger({ level: 'info', json: true });
     logger.log('request completed', { request_id: 'r-1' }, 'HTTP');
