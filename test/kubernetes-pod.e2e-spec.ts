@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { chmodSync, chownSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -47,7 +47,23 @@ function podEnvironment(container: typeof server, database: TestDatabase, keyFil
   return env;
 }
 
-const skip = (!process.env.TEST_DATABASE_URL && 'the manifests run on PostgreSQL: set TEST_DATABASE_URL') || (process.getuid?.() !== 0 && "running the server as the pod's user needs root");
+/** The first directory on the way to `path` that a user other than its owner cannot enter, if any. */
+function closedDirectoryOnTheWay(path: string): string | undefined {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) {
+      return dir;
+    }
+    if (dir === dirname(dir)) {
+      return undefined;
+    }
+  }
+}
+
+const closed = closedDirectoryOnTheWay(realpathSync(process.execPath)) ?? closedDirectoryOnTheWay(resolve(SCRIPTS.server));
+const skip =
+  (!process.env.TEST_DATABASE_URL && 'the manifests run on PostgreSQL: set TEST_DATABASE_URL') ||
+  (process.getuid?.() !== 0 && "running the server as the pod's user needs root") ||
+  (closed !== undefined && `the pod's user cannot enter ${closed}, on the way to Node or the build: run from a checkout others can read`);
 
 /** The manifests are for PostgreSQL only: two instances cannot share a SQLite file across pods. */
 describe('deploy/kubernetes run as the cluster would run it [postgres]', { skip }, () => {
