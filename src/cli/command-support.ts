@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Kysely } from 'kysely';
 import type { DatabaseConfig, DatabaseLocation } from '../config';
-import { assertMigrated, createDatabase, type DB, migrateToLatest } from '../database';
+import { createDatabase, type DB, migratedOrClosed } from '../database';
 
 /** The most DATABASE_STATEMENT_TIMEOUT_MS allows, ten minutes. */
 const LONG_STATEMENT_MS = 600_000;
@@ -32,15 +32,8 @@ export function assertDatabaseExists(location: DatabaseLocation): void {
 }
 
 /** The database of db:import or db:export, migrated first as the server's start would, or checked with MIGRATE_ON_START=false. */
-export async function openDataDatabase(config: DatabaseConfig): Promise<Kysely<DB>> {
-  const db = createDatabase(config.database);
-  try {
-    await (config.migrateOnStart ? migrateToLatest(db) : assertMigrated(db));
-    return db;
-  } catch (error) {
-    await db.destroy();
-    throw error;
-  }
+export function openDataDatabase(config: DatabaseConfig): Promise<Kysely<DB>> {
+  return migratedOrClosed(createDatabase(config.database), config.migrateOnStart);
 }
 
 /** 1234567 → "1,234,567". */

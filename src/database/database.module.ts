@@ -8,7 +8,7 @@ import { DatabaseClockCheck } from './database-clock';
 import { isDatabaseUnavailable } from './database-errors';
 import { DatabaseHealth } from './database-health';
 import type { DB } from './database.types';
-import { assertMigrated, DatabaseNotMigratedError, MIGRATION_NAMES, migrateToLatest } from './migrate';
+import { DatabaseNotMigratedError, MIGRATION_NAMES, migratedOrClosed } from './migrate';
 import { TransactionRunner } from './transaction-runner';
 
 /**
@@ -22,14 +22,7 @@ async function openMigrated(config: DatabaseConfig, tracing?: TracingConfig): Pr
     // Refused before opening it, which would leave an empty file behind.
     throw new DatabaseNotMigratedError(MIGRATION_NAMES);
   }
-  const db = createDatabase(database, { traced: tracing !== undefined });
-  try {
-    await (config.migrateOnStart ? migrateToLatest(db) : assertMigrated(db));
-    return db;
-  } catch (error) {
-    await db.destroy();
-    throw error;
-  }
+  return migratedOrClosed(createDatabase(database, { traced: tracing !== undefined }), config.migrateOnStart);
 }
 
 @Injectable()

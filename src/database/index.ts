@@ -10,7 +10,7 @@ export { isDatabaseUnavailable } from './database-errors';
 export { currentSchema, databaseClock, serializeWithin } from './engine';
 export { openSqlite } from './sqlite';
 export { poolUsage, type PoolUsage } from './postgres';
-export { assertMigrated, DatabaseNotMigratedError, migrateToLatest } from './migrate';
+export { assertMigrated, DatabaseNotMigratedError, migratedOrClosed, migrateToLatest } from './migrate';
 export * from './database.types';
 export { countRows, readInKeyOrder, selectPage, upsertRows } from './queries';
 export type { Page, UpsertCounts } from './queries';

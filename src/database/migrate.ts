@@ -66,3 +66,14 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   }
   return results.map((result) => result.migrationName);
 }
+
+/** `db` migrated (or, without `migrate`, its migrations checked), and closed again when that fails. */
+export async function migratedOrClosed<T>(db: Kysely<T>, migrate: boolean): Promise<Kysely<T>> {
+  try {
+    await (migrate ? migrateToLatest(db) : assertMigrated(db));
+    return db;
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+}
