@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { AuditService } from '../src/audit';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_RESULT_KEYS } from './support/fixtures';
 import { ACCESS_DENIED, auditEventsOf, decideRequest, decommission, expectErrorBody, getAsset, listDecommissionRequests, verifyAuditChain } from './support/http';
-import { type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
-import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
+import { type RunningServer, runScript, SCRIPTS } from './support/processes';
+import { startInstanceBeside, startTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
 
 const REQUEST_KEYS = ['request_id', 'asset_id', 'kind', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at', 'decided_at', 'decided_by'];
@@ -393,19 +392,7 @@ describe('decommission requests across two instances on one PostgreSQL database'
     (await t.db.selectFrom('audit_events').select('action').where('asset_id', '=', assetId).where('outcome', '=', 'allowed').orderBy('id').execute()).map(({ action }) => action);
   const stateOf = async (requestId: string) =>
     (await t.db.selectFrom('decommission_requests').select('state').where('request_id', '=', requestId).executeTakeFirstOrThrow()).state;
-  const startOther = async () =>
-    startServer({
-      // The same working directory: the same generated audit signing key.
-      cwd: dirname(t.config.dataDir),
-      env: {
-        DATABASE_URL: t.config.database.dialect === 'postgres' ? t.config.database.url : '',
-        JWT_SECRET: TEST_JWT_SECRET,
-        SEED_DEMO: 'false',
-        MIGRATE_ON_START: 'false',
-        RATE_LIMIT_ENABLED: 'false',
-        DECOMMISSION_APPROVAL: 'required',
-      },
-    });
+  const startOther = () => startInstanceBeside(t, { DECOMMISSION_APPROVAL: 'required' });
 
   before(async () => {
     // This process sequences the audit trail (it starts first), pausing up to a second between batches.

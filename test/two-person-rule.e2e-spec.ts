@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AuditService } from '../src/audit';
 import { describeEachDatabase } from './support/databases';
 import { auditEventsOf, decideRequest, decommission, expectErrorBody, recommission, verifyAuditChain } from './support/http';
-import { type RunningServer, startServer } from './support/processes';
-import { startTestApp, TEST_JWT_SECRET, type TestApp } from './support/test-app';
+import type { RunningServer } from './support/processes';
+import { startInstanceBeside, startTestApp, type TestApp } from './support/test-app';
 
 /**
  * The two-person rule under DECOMMISSION_APPROVAL=required, as attacked from outside (issue 36, findings
@@ -269,19 +268,7 @@ describe('pending requests per officer across two instances on one PostgreSQL da
 
   before(async () => {
     t = await startTestApp({ engine: 'postgres', env: { DECOMMISSION_APPROVAL: 'required', DECOMMISSION_REQUESTS_PER_OFFICER: LIMIT } });
-    other = await startServer({
-      // The same working directory: the same generated audit signing key.
-      cwd: dirname(t.config.dataDir),
-      env: {
-        DATABASE_URL: t.config.database.dialect === 'postgres' ? t.config.database.url : '',
-        JWT_SECRET: TEST_JWT_SECRET,
-        SEED_DEMO: 'false',
-        MIGRATE_ON_START: 'false',
-        RATE_LIMIT_ENABLED: 'false',
-        DECOMMISSION_APPROVAL: 'required',
-        DECOMMISSION_REQUESTS_PER_OFFICER: LIMIT,
-      },
-    });
+    other = await startInstanceBeside(t, { DECOMMISSION_APPROVAL: 'required', DECOMMISSION_REQUESTS_PER_OFFICER: LIMIT });
     await addAssets(t, assets);
   });
   after(async () => {

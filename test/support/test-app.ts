@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { Kysely } from 'kysely';
@@ -15,6 +15,7 @@ import type { DB } from '../../src/database';
 import { RecordImportService } from '../../src/import/record-import.service';
 import { createTestDatabase, type TestDatabase, type TestEngine } from './databases';
 import { FIXTURE_RECORDS } from './fixtures';
+import { type RunningServer, startServer } from './processes';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 
@@ -88,4 +89,22 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A second instance beside the test app, as a real process: its database (already migrated), its token
+ * secret, and its working directory, so the same generated audit signing key. `env` adds to that.
+ */
+export function startInstanceBeside(t: TestApp, env: Record<string, string> = {}): Promise<RunningServer> {
+  return startServer({
+    cwd: dirname(t.config.dataDir),
+    env: {
+      DATABASE_URL: t.config.database.dialect === 'postgres' ? t.config.database.url : '',
+      JWT_SECRET: TEST_JWT_SECRET,
+      SEED_DEMO: 'false',
+      MIGRATE_ON_START: 'false',
+      RATE_LIMIT_ENABLED: 'false',
+      ...env,
+    },
+  });
 }
