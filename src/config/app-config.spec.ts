@@ -55,6 +55,10 @@ describe('loadAppConfig', () => {
       logLevel: 'info',
       metricsToken: undefined,
       decommissionApproval: { policy: undefined, ttlSeconds: 86_400, requestsPerOfficer: 5 },
+      delivery: {
+        timeoutMs: 10_000, retryBaseMs: 1_000, maxAttempts: 15, leaseMs: 15_000, allowHttp: false, allowPrivateNetworks: false, subscriptionsMax: 100,
+        secretKey: undefined, generatesSecretKey: true, syslog: undefined,
+      },
       tracing: undefined,
     };
 

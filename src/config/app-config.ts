@@ -1,6 +1,7 @@
 import { type AuditConfig, auditConfig, AuditVariables } from './audit-config';
 import { type DatabaseClockConfig, databaseClockConfig, DatabaseClockVariables, type DatabaseConfig, databaseConfig, DatabaseVariables } from './database-config';
 import { type DecommissionApprovalConfig, decommissionApprovalConfig, DecommissionApprovalVariables } from './decommission-approval-config';
+import { type DeliveryConfig, deliveryConfig, DeliveryVariables } from './delivery-config';
 import { type DemoSeedConfig, demoSeedConfig, DemoSeedVariables } from './demo-seed-config';
 import { readVariables, RuntimeVariables } from './environment';
 import { type TokenConfig, tokenConfig, JwtVariables } from './jwt-config';
@@ -14,13 +15,14 @@ export interface AppConfig extends ServerConfig, ObservabilityConfig, DatabaseCo
   rateLimit: RateLimitConfig;
   audit: AuditConfig;
   decommissionApproval: DecommissionApprovalConfig;
+  delivery: DeliveryConfig;
   /** Set when OpenTelemetry traces are exported (docs/operations.md#traces); absent, the SDK is not even loaded. */
   tracing?: TracingConfig;
 }
 
 /** Everything the server reads, checked once at start-up. */
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
-  const [server, runtime, observability, database, databaseClock, jwt, demoSeed, rateLimit, audit, decommissionApproval, tracing] = readVariables(env, [
+  const [server, runtime, observability, database, databaseClock, jwt, demoSeed, rateLimit, audit, decommissionApproval, delivery, tracing] = readVariables(env, [
     ServerVariables,
     RuntimeVariables,
     ObservabilityVariables,
@@ -31,6 +33,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     RateLimitVariables,
     AuditVariables,
     DecommissionApprovalVariables,
+    DeliveryVariables,
     TracingVariables,
   ]);
   // Built in this order, so that production without its token keys says so before it is told of its audit key.
@@ -44,6 +47,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     rateLimit: rateLimitConfig(rateLimit),
     audit: auditConfig(audit, runtime, cwd),
     decommissionApproval: decommissionApprovalConfig(decommissionApproval),
+    delivery: deliveryConfig(delivery, runtime, cwd),
     tracing: tracingConfig(tracing),
   };
 }

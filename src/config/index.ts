@@ -6,6 +6,7 @@ export {
   DATABASE_CLOCK_CONFIG,
   DATABASE_CONFIG,
   DECOMMISSION_APPROVAL_CONFIG,
+  DELIVERY_CONFIG,
   DEMO_SEED_CONFIG,
   OBSERVABILITY_CONFIG,
   RATE_LIMIT_CONFIG,
@@ -23,6 +24,7 @@ export {
   type SqliteLocation,
 } from './database-config';
 export { APPROVAL_TTL_MAX_SECONDS, DECOMMISSION_APPROVAL_POLICIES, type DecommissionApprovalConfig } from './decommission-approval-config';
+export { type DeliveryConfig, RETRY_CAP_MS, type SyslogTarget } from './delivery-config';
 export type { DemoSeedConfig } from './demo-seed-config';
 export { ConfigurationError } from './environment';
 export { type ConfiguredKey, type JwtConfig, loadTokenConfig, type TokenConfig } from './jwt-config';

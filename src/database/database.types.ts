@@ -170,7 +170,69 @@ export interface DB {
   audit_checkpoint: AuditCheckpointTable;
   decommission_requests: DecommissionRequestsTable;
   decommission_policy: DecommissionPolicyTable;
+  delivery_feeds: DeliveryFeedsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  delivery_attempts: DeliveryAttemptsTable;
 }
+
+export const DELIVERY_FEED_KINDS = ['webhook', 'syslog'] as const;
+export const DELIVERY_FEED_STATES = ['active', 'failing'] as const;
+
+/** A feed that pushes the trail out (migration 012): a webhook subscription, or the syslog feed. */
+export interface DeliveryFeedsTable {
+  /** Orders the listing of subscriptions and is its keyset cursor; never shown. */
+  id: ColumnType<number, never, never>;
+  /** A webhook's public id (a UUID), or 'syslog'. */
+  feed_id: string;
+  kind: (typeof DELIVERY_FEED_KINDS)[number];
+  /** failing: it stopped after WEBHOOK_MAX_ATTEMPTS failed attempts at one event, until resumed. */
+  state: (typeof DELIVERY_FEED_STATES)[number];
+  /** The id of the last event the feed has passed: delivered, or not matched by its filter. */
+  cursor: number;
+  /** Failed attempts at the event after the cursor. */
+  attempts: ColumnType<number, number | undefined, number>;
+  /** ISO 8601 UTC, as every instant here: when the next attempt may be made; null for at once. */
+  next_attempt_at: string | null;
+  last_error: string | null;
+  /** The instance that delivers the feed until lease_expires_at; null when none does. */
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What a webhook feed adds: where it goes, what it takes, and its secrets, encrypted. */
+export interface WebhookSubscriptionsTable {
+  feed_id: string;
+  url: string;
+  description: string | null;
+  /** JSON: {actions?, outcomes?, asset_id?}. */
+  filter: string;
+  /** Encrypted with the key of WEBHOOK_SECRET_KEY_FILE; never stored or shown in the clear. */
+  secret: string;
+  /** The secret a rotation replaced, which still signs deliveries until previous_secret_until. */
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  /** The `sub` of the officer who created it. */
+  created_by: string;
+}
+
+/** One attempt to deliver one event of a feed. */
+export interface DeliveryAttemptsTable {
+  id: ColumnType<number, never, never>;
+  feed_id: string;
+  event_id: number;
+  attempt: number;
+  /** The receiver's HTTP status; null when it gave none (timeout, refused connection, forbidden address). */
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+  attempted_at: string;
+}
+
+export type DeliveryFeedRow = Selectable<DeliveryFeedsTable>;
+export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
+export type DeliveryAttemptRow = Selectable<DeliveryAttemptsTable>;
 
 /** An asset as the API and the exports show it: without the import's mark, which only audit:verify reads. */
 export type AssetRow = Omit<Selectable<AssetsTable>, 'imported_decommissioned'>;

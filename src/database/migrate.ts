@@ -11,6 +11,7 @@ import * as auditTreeWithoutPairs from './migrations/008-audit-tree-without-pair
 import * as decommissionRequestKinds from './migrations/009-decommission-request-kinds';
 import * as decommissionPolicy from './migrations/010-decommission-policy';
 import * as importedDecommissions from './migrations/011-imported-decommissions';
+import * as deliveryFeeds from './migrations/012-delivery-feeds';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009-decommission-request-kinds': decommissionRequestKinds,
   '010-decommission-policy': decommissionPolicy,
   '011-imported-decommissions': importedDecommissions,
+  '012-delivery-feeds': deliveryFeeds,
 };
 
 /** Every migration's name, in order: what a database that is not there yet lacks. */
