@@ -5,6 +5,7 @@ import { AuditModule } from './audit';
 import { AuthenticationGuard, AuthModule, ClearanceGuard } from './auth';
 import { type AppConfig, ConfigModule } from './config';
 import { DatabaseModule } from './database';
+import { DeliveryModule } from './delivery';
 import { FleetModule } from './fleet';
 import { HealthModule } from './health';
 import { ApiExceptionFilter, BodyErrorGuard, createValidationPipe, MethodNotAllowedModule } from './http';
@@ -21,7 +22,7 @@ import { TracingModule } from './tracing';
 export const GLOBAL_GUARDS = [ForwardedForGuard, RequestLimitGuard, AuthenticationGuard, ClearanceGuard, BodyErrorGuard] as const;
 
 /** The modules that serve routes, in the order the OpenAPI document lists them. */
-const ROUTE_MODULES = [HealthModule, FleetModule, AssetsModule, AuditModule, ObservabilityModule];
+const ROUTE_MODULES = [HealthModule, FleetModule, AssetsModule, AuditModule, DeliveryModule, ObservabilityModule];
 
 @Module({})
 export class AppModule {

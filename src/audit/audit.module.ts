@@ -25,6 +25,6 @@ import { AUDIT_LOG_PROVIDER, AuditLog, AuditService, AuditWriteRepository } from
     AuditStream,
     { provide: DENIAL_RECORDER, useExisting: AuditService },
   ],
-  exports: [AuditService, AuditLog, DENIAL_RECORDER],
+  exports: [AuditService, AuditLog, AuditEventsService, DENIAL_RECORDER],
 })
 export class AuditModule {}

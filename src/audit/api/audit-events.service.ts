@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { pageNumber, pageOffset } from '../../common';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
-import { type AuditEventFilter, AuditQueryRepository, shownEvent } from './audit-query.repository';
+import { type AuditEventFilter, AuditQueryRepository, type ShownAuditEvent, shownEvent } from './audit-query.repository';
 import type { AuditEventPageDto, AuditFilterQueryDto, ListAuditEventsQueryDto } from './dto/audit-event.dto';
 
 /** The query's filters, its instants as stored (ISO 8601 UTC). */
@@ -33,5 +33,20 @@ export class AuditEventsService {
       per_page: query.limit,
       next_cursor: more ? encodeAuditCursor(rows[rows.length - 1].id) : null,
     };
+  }
+
+  /** The id of the chain's newest event; 0 while the trail is empty. */
+  async newestId(): Promise<number> {
+    return (await this.events.findNewestId()) ?? 0;
+  }
+
+  /** Whether the trail holds an event with this id. */
+  async exists(id: number): Promise<boolean> {
+    return (await this.events.findAfter({}, id - 1, 1)).some((event) => event.id === id);
+  }
+
+  /** Up to `limit` events after `afterId`, oldest first, each exactly as the listing shows it: what the delivery feeds push. */
+  async after(afterId: number, limit: number): Promise<ShownAuditEvent[]> {
+    return (await this.events.findAfter({}, afterId, limit)).map(shownEvent);
   }
 }

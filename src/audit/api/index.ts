@@ -1,7 +1,7 @@
 export { AuditController } from './audit.controller';
 export { AuditEventsService } from './audit-events.service';
 export { auditEventBatches, type AuditExportStart } from './audit-export';
-export { AuditQueryRepository } from './audit-query.repository';
+export { AuditQueryRepository, type ShownAuditEvent } from './audit-query.repository';
 export { AuditStream } from './audit-stream';
 export { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
 export { IsAuditCursor } from './dto/audit-event.dto';

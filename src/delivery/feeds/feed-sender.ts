@@ -1,0 +1,18 @@
+import type { ShownAuditEvent } from '../../audit';
+
+/** What one attempt to deliver one event came to: only `delivered` moves the feed's cursor past it. */
+export type AttemptResult =
+  | { delivered: true; status?: number }
+  /** status: the receiver's HTTP status, when it gave one; error: what went wrong, in a line, never a secret. */
+  | { delivered: false; status?: number; error: string };
+
+/**
+ * Where one feed's events go: a webhook's url (webhooks/), the syslog receiver (syslog/). The feed runner
+ * (feeds/) calls `send` for one event at a time, in chain order, and retries it until it is delivered.
+ */
+export interface FeedSender {
+  /** Sends one event; resolves with the attempt's result (it never rejects). `signal` aborts it on shutdown or a lost lease. */
+  send(event: ShownAuditEvent, attempt: number, signal: AbortSignal): Promise<AttemptResult>;
+  /** Releases what the sender holds (a connection); called when the instance stops delivering the feed. */
+  close(): void;
+}

@@ -1,0 +1,1 @@
+export { DeliveryModule } from './delivery.module';
