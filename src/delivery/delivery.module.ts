@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit';
 import { MetricsModule } from '../observability';
+import { DeliveryDispatcher } from './feeds/delivery-dispatcher';
+import { DeliveryFeedsRepository } from './feeds/delivery-feeds.repository';
+import { FeedSenders } from './feeds/feed-senders';
 import { SecretBox } from './webhooks/secret-box';
 import { WebhookSubscriptionsRepository } from './webhooks/webhook-subscriptions.repository';
 import { WebhookTargets } from './webhooks/webhook-targets';
@@ -13,6 +16,6 @@ import { WebhookTargets } from './webhooks/webhook-targets';
 @Module({
   imports: [AuditModule, MetricsModule],
   controllers: [],
-  providers: [SecretBox, WebhookSubscriptionsRepository, WebhookTargets],
+  providers: [SecretBox, WebhookSubscriptionsRepository, WebhookTargets, DeliveryFeedsRepository, FeedSenders, DeliveryDispatcher],
 })
 export class DeliveryModule {}
