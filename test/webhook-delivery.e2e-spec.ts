@@ -5,7 +5,7 @@ import { decommission, listAuditEvents } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
 import { type ReceivedDelivery, verifiedBody, WebhookReceiver } from './support/webhook-receiver';
-import { attemptRows, DELIVERY_TEST_ENV, feedRow, resume, subscribe, type Subscription, unsubscribe } from './support/webhooks';
+import { attemptRows, DELIVERY_TEST_ENV, feedRow, resume, storeOf, subscribe, type Subscription, unsubscribe } from './support/webhooks';
 
 const verifies = (delivery: ReceivedDelivery, secret: string) => {
   try {
@@ -27,7 +27,7 @@ describeEachDatabase('webhook delivery: signed, in chain order, through failures
   after(() => t.close());
   beforeEach(async () => {
     receiver = await WebhookReceiver.start();
-    subscription = await subscribe(t, receiver.url);
+    subscription = await subscribe(storeOf(t), receiver.url);
   });
   afterEach(async () => {
     await unsubscribe(t, subscription.id);
@@ -106,7 +106,7 @@ describeEachDatabase('webhook delivery: signed, in chain order, through failures
   });
 
   it('sends only the events the filter takes, and moves its cursor past the others', async () => {
-    const filtered = await subscribe(t, receiver.url, { outcomes: ['allowed'] });
+    const filtered = await subscribe(storeOf(t), receiver.url, { outcomes: ['allowed'] });
     const refused = await decide(2);
     await decommission(t, 'TIE-0002', t.bearer('officer', 7)).expect(200);
     await waitUntil(() => receiver.received.length === refused.length + 2, () => `delivered: ${receiver.firstArrivals().join(', ')}`);

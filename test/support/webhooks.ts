@@ -1,6 +1,16 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../src/database';
 import { SecretBox } from '../../src/delivery/webhooks/secret-box';
 import { newWebhookSecret } from '../../src/delivery/webhooks/webhook-secret';
 import type { TestApp } from './test-app';
+
+/** The database the subscriptions are made in, and the box that seals their secrets as the servers' own does. */
+export interface SubscriptionStore {
+  db: Kysely<DB>;
+  secretBox: SecretBox;
+}
+
+export const storeOf = (t: TestApp): SubscriptionStore => ({ db: t.db, secretBox: t.app.get(SecretBox) });
 
 /** What the environment of a delivery test sets: plain http to 127.0.0.1, and quick retries and leases. */
 export const DELIVERY_TEST_ENV = {
@@ -20,14 +30,14 @@ export interface Subscription {
 }
 
 /** A subscription from now on, to `url`. */
-export async function subscribe(t: TestApp, url: string, filter: object = {}): Promise<Subscription> {
+export async function subscribe({ db, secretBox }: SubscriptionStore, url: string, filter: object = {}): Promise<Subscription> {
   const id = crypto.randomUUID();
   const secret = newWebhookSecret();
   const now = new Date().toISOString();
-  const newest = await t.db.selectFrom('audit_events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  const newest = await db.selectFrom('audit_events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
   const cursor = Number(newest?.id ?? 0);
-  await t.db.insertInto('webhook_subscriptions').values({ feed_id: id, url, filter: JSON.stringify(filter), secret: t.app.get(SecretBox).seal(secret), created_by: 'admiral' }).execute();
-  await t.db.insertInto('delivery_feeds').values({ feed_id: id, kind: 'webhook', state: 'active', cursor, created_at: now, updated_at: now }).execute();
+  await db.insertInto('webhook_subscriptions').values({ feed_id: id, url, filter: JSON.stringify(filter), secret: secretBox.seal(secret), created_by: 'admiral' }).execute();
+  await db.insertInto('delivery_feeds').values({ feed_id: id, kind: 'webhook', state: 'active', cursor, created_at: now, updated_at: now }).execute();
   return { id, secret, cursor };
 }
 
@@ -40,7 +50,7 @@ export async function unsubscribe(t: TestApp, id: string): Promise<void> {
   await t.db.deleteFrom('webhook_subscriptions').where('feed_id', '=', id).execute();
 }
 
-export const feedRow = (t: TestApp, id: string) => t.db.selectFrom('delivery_feeds').selectAll().where('feed_id', '=', id).executeTakeFirstOrThrow();
+export const feedRow = ({ db }: { db: Kysely<DB> }, id: string) => db.selectFrom('delivery_feeds').selectAll().where('feed_id', '=', id).executeTakeFirstOrThrow();
 
-export const attemptRows = (t: TestApp, id: string) =>
-  t.db.selectFrom('delivery_attempts').select(['event_id', 'attempt', 'status', 'error']).where('feed_id', '=', id).orderBy('id').execute();
+export const attemptRows = ({ db }: { db: Kysely<DB> }, id: string) =>
+  db.selectFrom('delivery_attempts').select(['event_id', 'attempt', 'status', 'error']).where('feed_id', '=', id).orderBy('id').execute();
