@@ -4,6 +4,8 @@ import { MetricsModule } from '../observability';
 import { SecretBox } from './webhooks/secret-box';
 import { WebhookSubscriptionsRepository } from './webhooks/webhook-subscriptions.repository';
 import { WebhookTargets } from './webhooks/webhook-targets';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { WebhooksService } from './webhooks/webhooks.service';
 
 /**
  * Pushes the trail to the systems that act on it: signed webhooks (webhooks/: the subscriptions' API and
@@ -12,7 +14,7 @@ import { WebhookTargets } from './webhooks/webhook-targets';
  */
 @Module({
   imports: [AuditModule, MetricsModule],
-  controllers: [],
-  providers: [SecretBox, WebhookSubscriptionsRepository, WebhookTargets],
+  controllers: [WebhooksController],
+  providers: [SecretBox, WebhookSubscriptionsRepository, WebhookTargets, WebhooksService],
 })
 export class DeliveryModule {}
