@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadAppConfig } from '../src/config';
-import { createDatabase } from '../src/database';
-import { SecretBox } from '../src/delivery/webhooks/secret-box';
+import type { Kysely } from 'kysely';
+import { createDatabase, type DB } from '../src/database';
 import { createTestDatabase, describeEachDatabase, type TestDatabase, type TestEngine } from './support/databases';
 import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
 import { migrateAndImport, type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
 import { waitUntil } from './support/wait';
 import { verifiedBody, WebhookReceiver } from './support/webhook-receiver';
-import { attemptRows, DELIVERY_TEST_ENV, feedRow, subscribe, type Subscription, type SubscriptionStore } from './support/webhooks';
+import { DELIVERY_TEST_ENV, type Subscription, WebhooksApi } from './support/webhooks';
 
 const LEASE_MS = 3_000;
 
@@ -20,11 +20,12 @@ const LEASE_MS = 3_000;
 class DeliveryBed {
   cwd = '';
   env: Record<string, string> = {};
-  store!: SubscriptionStore;
+  db!: Kysely<DB>;
   receiver!: WebhookReceiver;
   readonly servers: RunningServer[] = [];
   private database?: TestDatabase;
   private cadet = '';
+  private admiral = '';
 
   async open(engine: TestEngine, name: string): Promise<void> {
     this.cwd = mkdtempSync(join(tmpdir(), `fleet-registry-${name}-`));
@@ -40,8 +41,8 @@ class DeliveryBed {
     };
     await migrateAndImport(this.cwd, this.env, FIXTURE_RECORDS);
     this.cadet = (await runScript(SCRIPTS.token, ['--sub', 'cadet', '--clearance', '3'], { cwd: this.cwd, env: this.env })).stdout.trim();
-    const config = loadAppConfig(this.env, this.cwd);
-    this.store = { db: createDatabase(config.database), secretBox: new SecretBox(config.delivery, config) };
+    this.admiral = (await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd: this.cwd, env: this.env })).stdout.trim();
+    this.db = createDatabase(loadAppConfig(this.env, this.cwd).database);
     this.receiver = await WebhookReceiver.start();
   }
 
@@ -49,6 +50,11 @@ class DeliveryBed {
     const server = await startServer({ cwd: this.cwd, env: { ...this.env, ...env } });
     this.servers.push(server);
     return server;
+  }
+
+  /** The subscriptions' API, through `server`. */
+  api(server: RunningServer): WebhooksApi {
+    return new WebhooksApi(server.url, `Bearer ${this.admiral}`);
   }
 
   /** One refused decommission through `server`; false when it got no answer (the server was killed). */
@@ -69,7 +75,7 @@ class DeliveryBed {
 
   /** The ids of every event after the subscription's start, in chain order. */
   async eventsSince(subscription: Subscription): Promise<number[]> {
-    const rows = await this.store.db.selectFrom('audit_events').select('id').where('id', '>', subscription.cursor).orderBy('id').execute();
+    const rows = await this.db.selectFrom('audit_events').select('id').where('id', '>', subscription.cursor).orderBy('id').execute();
     return rows.map((row) => Number(row.id));
   }
 
@@ -100,7 +106,7 @@ class DeliveryBed {
   async close(): Promise<void> {
     await Promise.all(this.servers.map((server) => server.stop()));
     await this.receiver?.close();
-    await this.store?.db.destroy();
+    await this.db?.destroy();
     await this.database?.drop();
     rmSync(this.cwd, { recursive: true, force: true });
   }
@@ -110,14 +116,12 @@ describeEachDatabase('webhook delivery across a SIGKILL and a restart', (engine)
   const bed = new DeliveryBed();
   let subscription: Subscription;
 
-  before(async () => {
-    await bed.open(engine, 'webhook-crash');
-    subscription = await subscribe(bed.store, bed.receiver.url);
-  });
+  before(() => bed.open(engine, 'webhook-crash'));
   after(() => bed.close());
 
   it('loses no event when the delivering process is SIGKILLed mid-stream: after a restart every event arrives, first in chain order', async () => {
     let server = await bed.start();
+    subscription = await bed.api(server).subscribe(bed.receiver.url);
     let deciding = true;
     const decisions = (async () => {
       while (deciding) {
@@ -140,13 +144,14 @@ describeEachDatabase('webhook delivery across a SIGKILL and a restart', (engine)
     const before = bed.receiver.received.length;
     const [last] = (await bed.eventsSince(subscription)).slice(-1);
     assert.equal(await bed.decide(server), true);
-    await waitUntil(async () => (await attemptRows(bed.store, subscription.id)).some((row) => row.event_id > last && row.error !== null), 'a refused attempt recorded', 15_000);
-    const refused = (await attemptRows(bed.store, subscription.id)).filter((row) => row.event_id > last);
+    const api = bed.api(server);
+    await waitUntil(async () => (await api.attempts(subscription.id)).some((row) => row.event_id > last && row.error !== null), 'a refused attempt recorded', 15_000);
+    const refused = (await api.attempts(subscription.id)).filter((row) => row.event_id > last);
     assert.equal(refused[0].status, null);
     assert.match(refused[0].error ?? '', /^WEBHOOK_ADDRESS_FORBIDDEN: 127\.0\.0\.1, a loopback address/);
     assert.doesNotMatch(refused[0].error ?? '', /whsec_/);
     assert.equal(bed.receiver.received.length, before, 'nothing reached the receiver');
-    assert.equal((await feedRow(bed.store, subscription.id)).cursor, last, 'the event is not passed');
+    assert.equal((await api.find(subscription.id)).cursor, last, 'the event is not passed');
   });
 });
 
@@ -154,16 +159,18 @@ describe('webhook delivery on two PostgreSQL instances', { skip: process.env.TES
   const bed = new DeliveryBed();
   let subscription: Subscription;
 
-  before(async () => {
-    await bed.open('postgres', 'webhook-takeover');
-    subscription = await subscribe(bed.store, bed.receiver.url);
-  });
+  before(() => bed.open('postgres', 'webhook-takeover'));
   after(() => bed.close());
 
-  const leaseOwnerPid = async () => Number((await feedRow(bed.store, subscription.id)).lease_owner?.split('/')[1]);
+  /** The pid in the lease's owner (host/pid/uuid): which process delivers. */
+  const leaseOwnerPid = async () => {
+    const { lease_owner } = await bed.db.selectFrom('delivery_feeds').select('lease_owner').where('feed_id', '=', subscription.id).executeTakeFirstOrThrow();
+    return Number(lease_owner?.split('/')[1]);
+  };
 
   it('hands the subscription over within WEBHOOK_LEASE_MS when the delivering instance is SIGKILLed, and continues from the cursor', async () => {
     const servers = [await bed.start(), await bed.start()];
+    subscription = await bed.api(servers[0]).subscribe(bed.receiver.url);
     const pids = servers.map((server) => server.child.pid);
     await waitUntil(async () => pids.includes(await leaseOwnerPid()), 'a lease taken by one of the instances', 15_000);
     const holder = await leaseOwnerPid();
