@@ -77,6 +77,21 @@ describeEachDatabase('webhook delivery: signed, in chain order, through failures
     await waitUntil(async () => (await api.find(subscription.id)).cursor === ids[ids.length - 1], 'the cursor moved past the last event');
   });
 
+  it('signs with both secrets after a rotation, from the next delivery on', async () => {
+    const [created] = await decide(0);
+    await waitUntil(() => receiver.received.length === 1, 'the creation delivered');
+    const rotated = await api.rotateSecret(subscription.id);
+    const ids = (await listedAfter(created)).map((event) => event.id);
+    await waitUntil(arrivedAll(ids), () => `delivered: ${receiver.firstArrivals().join(', ')} of ${ids.join(', ')}`);
+    const [first, ...later] = receiver.received;
+    assert.equal(String(first.headers['webhook-signature']).split(' ').length, 1);
+    assert.equal(verifies(first, rotated), false);
+    for (const delivery of later) {
+      assert.equal(String(delivery.headers['webhook-signature']).split(' ').length, 2);
+      assert.ok(verifies(delivery, rotated) && verifies(delivery, subscription.secret), 'verifies with the new secret and the old');
+    }
+  });
+
   it('retries a failing event (errors, a hung receiver) before any later one, with the same webhook-id, and records each attempt', async () => {
     receiver.answers.push(500, 503, 'hang');
     const ids = await decide(4);

@@ -55,6 +55,11 @@ export class WebhooksApi {
     await this.call('POST', `/v1/webhooks/${id}/resume`, 200);
   }
 
+  /** The new secret. */
+  async rotateSecret(id: string): Promise<string> {
+    return ((await this.call('POST', `/v1/webhooks/${id}/rotate-secret`, 200)) as { secret: string }).secret;
+  }
+
   async unsubscribe(id: string): Promise<void> {
     await this.call('DELETE', `/v1/webhooks/${id}`, 200);
   }
