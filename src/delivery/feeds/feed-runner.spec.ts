@@ -117,6 +117,15 @@ describe('FeedRunner', () => {
     assert.deepEqual(resumed.sent, [2, 3, 4, 5, 6]);
   });
 
+  it('reports its lag while an event waits for its retry: the events behind the head, and the age of the oldest not delivered', async () => {
+    context.config = { maxAttempts: 10, retryBaseMs: 60_000 };
+    const runner = new FeedRunner(await held(), new ScriptedSender(new Map([[3, 1]])), context);
+    await runUntil(runner, async () => (await feed()).attempts === 1);
+    const lag = runner.lag(6, Date.now());
+    assert.equal(lag.events, 4, 'events 3 to 6');
+    assert.ok(lag.seconds >= 1 && lag.seconds < 10, `${lag.seconds} s: event 3 was placed a second ago`);
+  });
+
   it('stops, writing nothing, once another instance holds the lease', async () => {
     const first = await held();
     await db.updateTable('delivery_feeds').set({ lease_owner: 'another-instance' }).execute();
