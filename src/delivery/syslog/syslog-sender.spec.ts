@@ -7,7 +7,7 @@ import { TestCertificateAuthority } from '../../../test/support/tls-certificates
 import { waitUntil } from '../../../test/support/wait';
 import type { ShownAuditEvent } from '../../audit';
 import type { SyslogTarget } from '../../config';
-import { SyslogSender } from './syslog-sender';
+import { oneLine, SyslogSender } from './syslog-sender';
 
 const TIMEOUT_MS = 2_000;
 const ORIGIN = { hostname: 'registry-1', procId: '4242' };
@@ -178,5 +178,14 @@ describe('SyslogSender over TLS', () => {
     sender.close();
     accepted.forEach((socket) => socket.destroy());
     silent.close();
+  });
+});
+
+describe('a failed attempt in one line', () => {
+  it("gives each address's error when connecting to every address of a name failed, and folds lines", () => {
+    const refused = new AggregateError([new Error('connect ECONNREFUSED ::1:6514'), new Error('connect ECONNREFUSED 127.0.0.1:6514')]);
+    assert.equal(oneLine(refused), 'connect ECONNREFUSED ::1:6514; connect ECONNREFUSED 127.0.0.1:6514');
+    assert.equal(oneLine(new Error('first line\n  second line')), 'first line second line');
+    assert.equal(oneLine(new Error('')), 'the connection failed');
   });
 });

@@ -111,6 +111,8 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim() || 'the connection failed';
+/** What went wrong, in one line. Connecting to a name with several addresses fails with each address's error in an AggregateError. */
+export function oneLine(error: unknown): string {
+  const message = error instanceof AggregateError && error.message === '' ? error.errors.map((each) => oneLine(each)).join('; ') : error instanceof Error ? error.message : String(error);
+  return message.replace(/\s+/g, ' ').trim() || 'the connection failed';
 }
