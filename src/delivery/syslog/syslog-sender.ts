@@ -30,6 +30,16 @@ export class SyslogSender implements FeedSender {
     private readonly origin: SyslogOrigin = syslogOrigin(),
   ) {}
 
+  /** Nothing of the syslog feed changes while it runs, and it is never deleted. */
+  async refresh(): Promise<boolean> {
+    return true;
+  }
+
+  /** The syslog feed has no filter: every event goes. */
+  takes(): boolean {
+    return true;
+  }
+
   async send(event: ShownAuditEvent, _attempt: number, signal: AbortSignal): Promise<AttemptResult> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), this.timeoutMs);
