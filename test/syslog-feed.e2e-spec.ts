@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { describeEachDatabase } from './support/databases';
 import { decommission, recommission } from './support/http';
 import type { Rfc5424Message } from './support/rfc5424';
 import { SyslogReceiver } from './support/syslog-receiver';
 import { startTestApp, type TestApp } from './support/test-app';
+import { TestCertificateAuthority } from './support/tls-certificates';
 import { waitUntil } from './support/wait';
 
 describeEachDatabase('the syslog feed (AUDIT_SYSLOG_URL)', (engine) => {
@@ -78,5 +79,27 @@ describeEachDatabase('the syslog feed (AUDIT_SYSLOG_URL)', (engine) => {
     const events = await trail();
     assert.deepEqual(receivedIds(), events.map((event) => event.id));
     assert.deepEqual(new Set((await refused()).map((attempt) => attempt.event_id)), new Set([events.at(-3)?.id]), 'retried the first event sent while the receiver was down, nothing after it');
+  });
+});
+
+describe('the syslog feed over TLS (AUDIT_SYSLOG_URL=tls://, AUDIT_SYSLOG_CA_FILE)', () => {
+  const authority = TestCertificateAuthority.create();
+  let receiver: SyslogReceiver;
+  let t: TestApp;
+
+  before(async () => {
+    receiver = await SyslogReceiver.start({ tls: authority.issue('IP:127.0.0.1') });
+    t = await startTestApp({ env: { AUDIT_SYSLOG_URL: `tls://127.0.0.1:${receiver.port}`, AUDIT_SYSLOG_CA_FILE: authority.certFile() } });
+  });
+  after(async () => {
+    await t.close();
+    await receiver.stop();
+  });
+
+  it('sends to a receiver whose certificate the CA of AUDIT_SYSLOG_CA_FILE signed', async () => {
+    await decommission(t, 'TIE-0001', t.bearer('officer-3', 3)).expect(403);
+    const [message] = await receiver.waitForMessages(1);
+    assert.deepEqual(receiver.errors, []);
+    assert.deepEqual([message.severity, message.msgId, new Map(message.structuredData[0].params).get('actor')], [4, 'asset.decommission', 'officer-3']);
   });
 });
