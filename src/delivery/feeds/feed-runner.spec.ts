@@ -21,6 +21,7 @@ class ScriptedSender implements FeedSender {
   constructor(
     private readonly failures: Map<number, number> = new Map(),
     private readonly skipped: Set<number> = new Set(),
+    readonly turnsFailing = true,
   ) {}
 
   refresh(): Promise<boolean> {
@@ -115,6 +116,14 @@ describe('FeedRunner', () => {
     const resumed = new ScriptedSender();
     await runUntil(new FeedRunner(await held(), resumed, context), async () => (await feed()).cursor === 6);
     assert.deepEqual(resumed.sent, [2, 3, 4, 5, 6]);
+  });
+
+  it('goes on retrying past the most attempts a feed whose sender never turns failing (syslog)', async () => {
+    const sender = new ScriptedSender(new Map([[2, 5]]), new Set(), false);
+    await runUntil(new FeedRunner(await held(), sender, context), async () => (await feed()).cursor === 6);
+    assert.deepEqual(sender.sent, [1, 2, 2, 2, 2, 2, 2, 3, 4, 5, 6]);
+    assert.equal((await feed()).state, 'active');
+    assert.deepEqual(warnings, []);
   });
 
   it('stops, writing nothing, once another instance holds the lease', async () => {

@@ -21,6 +21,8 @@ interface Connection {
  * (docs/operations.md#syslog).
  */
 export class SyslogSender implements FeedSender {
+  /** Nothing could resume it: past WEBHOOK_MAX_ATTEMPTS the feed goes on retrying, at the capped delay. */
+  readonly turnsFailing = false;
   private connection?: Connection;
 
   constructor(
