@@ -2,10 +2,17 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, it } from 'node:test';
 import { describeEachDatabase } from './support/databases';
 import { decommission, listAuditEvents } from './support/http';
-import { startTestApp, type TestApp } from './support/test-app';
+import { listenOnLoopback, startTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
 import { type ReceivedDelivery, verifiedBody, WebhookReceiver } from './support/webhook-receiver';
-import { attemptRows, DELIVERY_TEST_ENV, feedRow, resume, subscribe, type Subscription, unsubscribe } from './support/webhooks';
+import { DELIVERY_TEST_ENV, type Subscription, WebhooksApi } from './support/webhooks';
+
+interface ListedEvent {
+  id: number;
+  action: string;
+  outcome: string;
+  occurred_at: string;
+}
 
 const verifies = (delivery: ReceivedDelivery, secret: string) => {
   try {
@@ -20,27 +27,37 @@ describeEachDatabase('webhook delivery: signed, in chain order, through failures
   let t: TestApp;
   let receiver: WebhookReceiver;
   let subscription: Subscription;
+  let api: WebhooksApi;
 
   before(async () => {
     t = await startTestApp({ engine, env: DELIVERY_TEST_ENV });
+    api = new WebhooksApi(await listenOnLoopback(t), t.bearer('admiral', 9));
   });
   after(() => t.close());
   beforeEach(async () => {
     receiver = await WebhookReceiver.start();
-    subscription = await subscribe(t, receiver.url);
+    subscription = await api.subscribe(receiver.url);
   });
   afterEach(async () => {
-    await unsubscribe(t, subscription.id);
+    await api.unsubscribe(subscription.id);
     await receiver.close();
   });
 
-  /** `count` decisions, each an event: a cadet's refused decommissions. */
+  /** The events after `cursor` as GET /v1/audit/events shows them, oldest first. */
+  async function listedAfter(cursor: number): Promise<ListedEvent[]> {
+    const events = (await listAuditEvents(t, 'limit=100', t.bearer('admiral', 9)).expect(200)).body.data.events as ListedEvent[];
+    return events.filter((event) => event.id > cursor).reverse();
+  }
+
+  /**
+   * `count` decisions, each an event (a cadet's refused decommission); returns the ids of the events the
+   * subscription is to deliver, oldest first: its own creation's, then these.
+   */
   async function decide(count: number): Promise<number[]> {
     for (let n = 0; n < count; n++) {
       await decommission(t, 'TIE-0001', t.bearer(`cadet-${n}`, 3)).expect(403);
     }
-    const events = (await listAuditEvents(t, 'limit=100', t.bearer('admiral', 9)).expect(200)).body.data.events as { id: number }[];
-    return events.map((event) => event.id).filter((id) => id > subscription.cursor).reverse();
+    return (await listedAfter(subscription.cursor)).map((event) => event.id);
   }
 
   const arrivedAll = (ids: number[]) => () => ids.every((id) => receiver.received.some((delivery) => delivery.eventId === id));
@@ -48,7 +65,7 @@ describeEachDatabase('webhook delivery: signed, in chain order, through failures
   it('delivers each event signed with the secret, its body the event exactly as GET /v1/audit/events shows it', async () => {
     const ids = await decide(3);
     await waitUntil(arrivedAll(ids), () => `delivered: ${receiver.firstArrivals().join(', ')} of ${ids.join(', ')}`);
-    const listed = (await listAuditEvents(t, 'limit=100', t.bearer('admiral', 9)).expect(200)).body.data.events as { id: number; action: string; occurred_at: string }[];
+    const listed = await listedAfter(subscription.cursor);
     for (const delivery of receiver.received) {
       const event = listed.find((shown) => shown.id === delivery.eventId);
       assert.ok(event);
@@ -57,7 +74,7 @@ describeEachDatabase('webhook delivery: signed, in chain order, through failures
       assert.deepEqual(JSON.parse(delivery.body).data, event);
     }
     assert.deepEqual(receiver.firstArrivals(), ids);
-    await waitUntil(async () => (await feedRow(t, subscription.id)).cursor === ids[ids.length - 1], 'the cursor moved past the last event');
+    await waitUntil(async () => (await api.find(subscription.id)).cursor === ids[ids.length - 1], 'the cursor moved past the last event');
   });
 
   it('retries a failing event (errors, a hung receiver) before any later one, with the same webhook-id, and records each attempt', async () => {
@@ -71,8 +88,8 @@ describeEachDatabase('webhook delivery: signed, in chain order, through failures
     );
     const timestamps = receiver.received.slice(0, 4).map((delivery) => verifiedBody(delivery, subscription.secret) && delivery.headers['webhook-timestamp']);
     assert.equal(timestamps.length, 4, 'every retry signed');
-    await waitUntil(async () => (await feedRow(t, subscription.id)).cursor === ids[ids.length - 1], 'the cursor moved past the last event');
-    const attempts = (await attemptRows(t, subscription.id)).filter((row) => row.event_id === ids[0]);
+    await waitUntil(async () => (await api.find(subscription.id)).cursor === ids[ids.length - 1], 'the cursor moved past the last event');
+    const attempts = (await api.attempts(subscription.id)).filter((row) => row.event_id === ids[0]);
     assert.deepEqual(
       attempts.map(({ attempt, status }) => ({ attempt, status })),
       [
@@ -88,8 +105,8 @@ describeEachDatabase('webhook delivery: signed, in chain order, through failures
   it('turns the subscription failing after WEBHOOK_MAX_ATTEMPTS failed attempts, sends nothing more, and on resume continues from the same event', async () => {
     receiver.answers.push(500, 500, 500, 500);
     const ids = await decide(3);
-    await waitUntil(async () => (await feedRow(t, subscription.id)).state === 'failing', 'the subscription turned failing', 15_000);
-    const failing = await feedRow(t, subscription.id);
+    await waitUntil(async () => (await api.find(subscription.id)).state === 'failing', 'the subscription turned failing', 15_000);
+    const failing = await api.find(subscription.id);
     assert.deepEqual([failing.cursor, failing.attempts, failing.last_error], [subscription.cursor, 4, 'HTTP 500']);
     assert.deepEqual(
       receiver.received.map((delivery) => delivery.eventId),
@@ -99,24 +116,30 @@ describeEachDatabase('webhook delivery: signed, in chain order, through failures
     assert.match(metrics, new RegExp(`fleet_registry_delivery_feeds_failing_total\\{feed="${subscription.id}"\\} 1`));
     assert.match(metrics, new RegExp(`fleet_registry_delivery_attempts_failed_total\\{feed="${subscription.id}"\\} 4`));
 
-    await resume(t, subscription.id);
-    await waitUntil(arrivedAll(ids), () => `delivered: ${receiver.firstArrivals().join(', ')} of ${ids.join(', ')}`, 15_000);
-    assert.deepEqual(receiver.firstArrivals(), ids, 'from the same event, none skipped');
+    await api.resume(subscription.id);
+    const resumed = (await listedAfter(subscription.cursor)).map((event) => event.id);
+    assert.ok(resumed.length > ids.length, 'the resume is an event too');
+    await waitUntil(arrivedAll(resumed), () => `delivered: ${receiver.firstArrivals().join(', ')} of ${resumed.join(', ')}`, 15_000);
+    assert.deepEqual(receiver.firstArrivals(), resumed, 'from the same event, none skipped');
     assert.equal(receiver.received.filter((delivery) => delivery.eventId === ids[0]).length, 5);
   });
 
   it('sends only the events the filter takes, and moves its cursor past the others', async () => {
-    const filtered = await subscribe(t, receiver.url, { outcomes: ['allowed'] });
-    const refused = await decide(2);
+    const filtered = await api.subscribe(receiver.url, { outcomes: ['allowed'] });
+    await decide(2);
     await decommission(t, 'TIE-0002', t.bearer('officer', 7)).expect(200);
-    await waitUntil(() => receiver.received.length === refused.length + 2, () => `delivered: ${receiver.firstArrivals().join(', ')}`);
-    const signedWith = (secret: string) => receiver.received.filter((delivery) => verifies(delivery, secret));
+    const everything = await listedAfter(subscription.cursor);
+    const allowed = everything.filter((event) => event.id > filtered.cursor && event.outcome === 'allowed');
     assert.deepEqual(
-      signedWith(filtered.secret).map((delivery) => JSON.parse(delivery.body).data.outcome),
-      ['allowed'],
+      allowed.map((event) => event.action),
+      ['webhook.create', 'asset.decommission'],
     );
-    assert.equal(signedWith(subscription.secret).length, refused.length + 1);
-    await waitUntil(async () => (await feedRow(t, filtered.id)).cursor === (await feedRow(t, subscription.id)).cursor, 'the filtered feed passed the others');
-    await unsubscribe(t, filtered.id);
+    const signedWith = (secret: string) => receiver.received.filter((delivery) => verifies(delivery, secret)).map((delivery) => delivery.eventId);
+    await waitUntil(() => receiver.received.length === everything.length + allowed.length, () => `delivered: ${receiver.received.length}`);
+    assert.deepEqual(signedWith(filtered.secret), allowed.map((event) => event.id));
+    assert.deepEqual(signedWith(subscription.secret), everything.map((event) => event.id));
+    const last = everything[everything.length - 1].id;
+    await waitUntil(async () => (await api.find(filtered.id)).cursor === last, 'the filtered feed moved its cursor past the last event');
+    await api.unsubscribe(filtered.id);
   });
 });

@@ -7,6 +7,8 @@ import { FeedSenders } from './feeds/feed-senders';
 import { SecretBox } from './webhooks/secret-box';
 import { WebhookSubscriptionsRepository } from './webhooks/webhook-subscriptions.repository';
 import { WebhookTargets } from './webhooks/webhook-targets';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { WebhooksService } from './webhooks/webhooks.service';
 
 /**
  * Pushes the trail to the systems that act on it: signed webhooks (webhooks/: the subscriptions' API and
@@ -15,7 +17,7 @@ import { WebhookTargets } from './webhooks/webhook-targets';
  */
 @Module({
   imports: [AuditModule, MetricsModule],
-  controllers: [],
-  providers: [SecretBox, WebhookSubscriptionsRepository, WebhookTargets, DeliveryFeedsRepository, FeedSenders, DeliveryDispatcher],
+  controllers: [WebhooksController],
+  providers: [SecretBox, WebhookSubscriptionsRepository, WebhookTargets, WebhooksService, DeliveryFeedsRepository, FeedSenders, DeliveryDispatcher],
 })
 export class DeliveryModule {}

@@ -75,7 +75,7 @@ export function verifiedBody(delivery: ReceivedDelivery, secret: string): unknow
   const { headers, body } = delivery;
   const verified = new Webhook(secret).verify(body, headers as Record<string, string>);
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = `v1,${createHmac('sha256', key).update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`).digest('base64')}`;
+  const expected = `v1,${createHmac('sha256', key).update(`${String(headers['webhook-id'])}.${String(headers['webhook-timestamp'])}.${body}`).digest('base64')}`;
   if (!String(headers['webhook-signature']).split(' ').includes(expected)) {
     throw new Error(`no signature of event ${delivery.eventId} is ${expected}`);
   }

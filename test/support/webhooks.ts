@@ -1,6 +1,4 @@
-import { SecretBox } from '../../src/delivery/webhooks/secret-box';
-import { newWebhookSecret } from '../../src/delivery/webhooks/webhook-secret';
-import type { TestApp } from './test-app';
+import assert from 'node:assert/strict';
 
 /** What the environment of a delivery test sets: plain http to 127.0.0.1, and quick retries and leases. */
 export const DELIVERY_TEST_ENV = {
@@ -19,28 +17,62 @@ export interface Subscription {
   cursor: number;
 }
 
-/** A subscription from now on, to `url`. */
-export async function subscribe(t: TestApp, url: string, filter: object = {}): Promise<Subscription> {
-  const id = crypto.randomUUID();
-  const secret = newWebhookSecret();
-  const now = new Date().toISOString();
-  const newest = await t.db.selectFrom('audit_events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
-  const cursor = Number(newest?.id ?? 0);
-  await t.db.insertInto('webhook_subscriptions').values({ feed_id: id, url, filter: JSON.stringify(filter), secret: t.app.get(SecretBox).seal(secret), created_by: 'admiral' }).execute();
-  await t.db.insertInto('delivery_feeds').values({ feed_id: id, kind: 'webhook', state: 'active', cursor, created_at: now, updated_at: now }).execute();
-  return { id, secret, cursor };
+/** A subscription as GET /v1/webhooks/{id} shows it. */
+export interface ShownSubscription {
+  id: string;
+  state: 'active' | 'failing';
+  cursor: number;
+  attempts: number;
+  last_error: string | null;
 }
 
-export async function resume(t: TestApp, id: string): Promise<void> {
-  await t.db.updateTable('delivery_feeds').set({ state: 'active', attempts: 0, next_attempt_at: null }).where('feed_id', '=', id).execute();
+/** One attempt as GET /v1/webhooks/{id}/deliveries shows it. */
+export interface ShownAttempt {
+  event_id: number;
+  attempt: number;
+  status: number | null;
+  error: string | null;
 }
 
-export async function unsubscribe(t: TestApp, id: string): Promise<void> {
-  await t.db.deleteFrom('delivery_feeds').where('feed_id', '=', id).execute();
-  await t.db.deleteFrom('webhook_subscriptions').where('feed_id', '=', id).execute();
+/** The subscriptions' API of one server, called with a clearance-9 token. */
+export class WebhooksApi {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly authorization: string,
+  ) {}
+
+  /** A subscription from now on. */
+  async subscribe(url: string, filter?: object): Promise<Subscription> {
+    const { id, secret, cursor } = (await this.call('POST', '/v1/webhooks', 201, { url, filter })) as Subscription;
+    return { id, secret, cursor };
+  }
+
+  async find(id: string): Promise<ShownSubscription> {
+    return (await this.call('GET', `/v1/webhooks/${id}`, 200)) as ShownSubscription;
+  }
+
+  async resume(id: string): Promise<void> {
+    await this.call('POST', `/v1/webhooks/${id}/resume`, 200);
+  }
+
+  async unsubscribe(id: string): Promise<void> {
+    await this.call('DELETE', `/v1/webhooks/${id}`, 200);
+  }
+
+  /** The newest 100 attempts, oldest first. */
+  async attempts(id: string): Promise<ShownAttempt[]> {
+    const { deliveries } = (await this.call('GET', `/v1/webhooks/${id}/deliveries?limit=100`, 200)) as { deliveries: ShownAttempt[] };
+    return deliveries.reverse();
+  }
+
+  private async call(method: string, path: string, status: number, body?: object): Promise<unknown> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: { Authorization: this.authorization, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    assert.equal(response.status, status, `${method} ${path}: ${text}`);
+    return (JSON.parse(text) as { data: unknown }).data;
+  }
 }
-
-export const feedRow = (t: TestApp, id: string) => t.db.selectFrom('delivery_feeds').selectAll().where('feed_id', '=', id).executeTakeFirstOrThrow();
-
-export const attemptRows = (t: TestApp, id: string) =>
-  t.db.selectFrom('delivery_attempts').select(['event_id', 'attempt', 'status', 'error']).where('feed_id', '=', id).orderBy('id').execute();

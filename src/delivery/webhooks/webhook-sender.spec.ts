@@ -62,7 +62,7 @@ describe('WebhookSender', () => {
     const signatures = String(headers['webhook-signature']).split(' ');
     assert.equal(signatures.length, 2);
     for (const [index, secret] of secrets.entries()) {
-      const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`41.${headers['webhook-timestamp']}.${body}`).digest('base64');
+      const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`41.${String(headers['webhook-timestamp'])}.${body}`).digest('base64');
       assert.equal(signatures[index], `v1,${expected}`);
       assert.deepEqual(new Webhook(secret).verify(body, headers as Record<string, string>), JSON.parse(body));
     }
