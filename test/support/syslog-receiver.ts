@@ -19,6 +19,8 @@ export class SyslogReceiver {
   readonly errors: string[] = [];
   /** How many connections it has accepted (TLS: completed the handshake of). */
   connections = 0;
+  /** TLS: the server name each connection asked for (SNI), or null. */
+  readonly servernames: (string | null)[] = [];
   private server?: Server;
   private readonly sockets = new Set<Socket>();
 
@@ -35,7 +37,12 @@ export class SyslogReceiver {
 
   /** Listens again on its port after `stop()`. */
   async listen(): Promise<void> {
-    const server = this.options.tls ? createTlsServer(this.options.tls, (socket) => this.read(socket)) : createTcpServer((socket) => this.read(socket));
+    const server = this.options.tls
+      ? createTlsServer(this.options.tls, (socket) => {
+          this.servernames.push(socket.servername || null);
+          this.read(socket);
+        })
+      : createTcpServer((socket) => this.read(socket));
     server.on('tlsClientError', () => undefined);
     server.listen(this.port, '127.0.0.1');
     await once(server, 'listening');

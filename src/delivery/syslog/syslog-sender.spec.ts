@@ -150,6 +150,16 @@ describe('SyslogSender over TLS', () => {
     assert.deepEqual(messages.map((message) => [message.severity, message.structuredData[0].id]), [[4, 'audit@32473'], [5, 'audit@32473']]);
   });
 
+  it('checks a host name against the certificate, and sends it for SNI', async () => {
+    const named = await SyslogReceiver.start({ tls: authority.issue('DNS:localhost') });
+    const sender = new SyslogSender({ protocol: 'tls', host: 'localhost', port: named.port, ca: authority.cert }, TIMEOUT_MS, ORIGIN);
+    assert.deepEqual(await sender.send(event(1, 'denied'), 1, live()), { delivered: true });
+    await named.waitForMessages(1);
+    sender.close();
+    await named.stop();
+    assert.deepEqual(named.servernames, ['localhost']);
+  });
+
   it('refuses a certificate no trusted CA signed, without the CA file', async () => {
     const sender = new SyslogSender(tls(receiver.port), TIMEOUT_MS, ORIGIN);
     const result = await sender.send(event(1, 'denied'), 1, live());
