@@ -21,6 +21,7 @@ class ScriptedSender implements FeedSender {
   constructor(
     private readonly failures: Map<number, number> = new Map(),
     private readonly skipped: Set<number> = new Set(),
+    readonly turnsFailing = true,
   ) {}
 
   refresh(): Promise<boolean> {
@@ -124,6 +125,14 @@ describe('FeedRunner', () => {
     const lag = runner.lag(6, Date.now());
     assert.equal(lag.events, 4, 'events 3 to 6');
     assert.ok(lag.seconds >= 1 && lag.seconds < 10, `${lag.seconds} s: event 3 was placed a second ago`);
+  });
+
+  it('goes on retrying past the most attempts a feed whose sender never turns failing (syslog)', async () => {
+    const sender = new ScriptedSender(new Map([[2, 5]]), new Set(), false);
+    await runUntil(new FeedRunner(await held(), sender, context), async () => (await feed()).cursor === 6);
+    assert.deepEqual(sender.sent, [1, 2, 2, 2, 2, 2, 2, 3, 4, 5, 6]);
+    assert.equal((await feed()).state, 'active');
+    assert.deepEqual(warnings, []);
   });
 
   it('stops, writing nothing, once another instance holds the lease', async () => {

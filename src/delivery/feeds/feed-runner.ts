@@ -29,7 +29,8 @@ const aborted = (error: unknown) => error instanceof Error && error.name === 'Ab
  * Delivers one feed while this instance holds its lease: reads the events after its cursor, passes over
  * those the feed does not take, and sends the next one it takes, one at a time, in chain order. A
  * delivered event moves the cursor in the database; a failed one is retried after a backoff, and
- * nothing after it goes first, until WEBHOOK_MAX_ATTEMPTS failed attempts turn the feed failing. The
+ * nothing after it goes first, until WEBHOOK_MAX_ATTEMPTS failed attempts turn the feed failing (a feed whose
+ * sender turnsFailing). The
  * cursor moves only after a delivery, so a process killed at any moment sends again at most the event
  * it was sending. Every write names this instance as the lease's owner: one that lost the lease stops.
  */
@@ -151,7 +152,7 @@ export class FeedRunner {
       if (this.stopped) {
         return false;
       }
-      const failing = attempt >= config.maxAttempts;
+      const failing = this.sender.turnsFailing && attempt >= config.maxAttempts;
       const retryInMs = failing ? undefined : retryDelayMs(attempt, config.retryBaseMs);
       if (!(await feeds.recordFailure(this.feedId, owner, { attempts: attempt, retryInMs, error: result.error }, { ...record, error: result.error }))) {
         this.stop();

@@ -13,6 +13,12 @@ export type AttemptResult =
  */
 export interface FeedSender {
   /**
+   * Whether WEBHOOK_MAX_ATTEMPTS failed attempts at one event turn the feed failing, stopped until resumed:
+   * a webhook subscription, which its API resumes. The syslog feed has no API to resume it, so it never
+   * turns failing: it retries at the capped delay until its receiver is back.
+   */
+  readonly turnsFailing: boolean;
+  /**
    * Reads again what may have changed since the last batch (a webhook's url, filter, rotated secret);
    * false once the feed is gone (its subscription deleted). Rejects only when that could not be read.
    */

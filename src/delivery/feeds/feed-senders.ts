@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DELIVERY_CONFIG, type DeliveryConfig } from '../../config';
 import type { DeliveryFeedRow } from '../../database';
+import { SyslogSender } from '../syslog/syslog-sender';
 import { SecretBox } from '../webhooks/secret-box';
 import { WebhookSender } from '../webhooks/webhook-sender';
 import { WebhookTargets } from '../webhooks/webhook-targets';
@@ -21,7 +22,8 @@ export class FeedSenders {
    * it cannot deliver to the others.
    */
   deliverableKinds(): DeliveryFeedRow['kind'][] {
-    return this.secretBox.available() ? ['webhook'] : [];
+    const kinds: DeliveryFeedRow['kind'][] = this.secretBox.available() ? ['webhook'] : [];
+    return this.config.syslog === undefined ? kinds : [...kinds, 'syslog'];
   }
 
   senderFor(feed: Pick<DeliveryFeedRow, 'feed_id' | 'kind'>): FeedSender {
@@ -29,8 +31,10 @@ export class FeedSenders {
       case 'webhook':
         return new WebhookSender(feed.feed_id, this.targets, this.config);
       case 'syslog':
-        // The syslog feed's sender (syslog/syslog-sender.ts) is wired here, and 'syslog' added to deliverableKinds when AUDIT_SYSLOG_URL is set.
-        throw new Error('the syslog feed is not delivered by this build');
+        if (this.config.syslog === undefined) {
+          throw new Error('the syslog feed is only taken where AUDIT_SYSLOG_URL is set');
+        }
+        return new SyslogSender(this.config.syslog, this.config.timeoutMs);
     }
   }
 }

@@ -36,6 +36,7 @@ function oneLine(error: unknown): string {
  * retry, so a rotated secret signs from the next delivery on.
  */
 export class WebhookSender implements FeedSender {
+  readonly turnsFailing = true;
   private target?: WebhookTarget;
   private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
   private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 1 });
