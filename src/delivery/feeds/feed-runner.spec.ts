@@ -135,6 +135,16 @@ describe('FeedRunner', () => {
     assert.deepEqual(warnings, []);
   });
 
+  it('pauses when the database fails it, and then goes on from its cursor', async () => {
+    let failures = 1;
+    const after = context.events.after;
+    context.events = { after: (afterId, limit) => (failures-- > 0 ? Promise.reject(new Error('database unavailable')) : after(afterId, limit)) };
+    const sender = new ScriptedSender();
+    await runUntil(new FeedRunner(await held(), sender, context), async () => (await feed()).cursor === 6);
+    assert.deepEqual(sender.sent, [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(warnings, ['feed hook: delivery paused for 1000 ms: database unavailable']);
+  });
+
   it('stops, writing nothing, once another instance holds the lease', async () => {
     const first = await held();
     await db.updateTable('delivery_feeds').set({ lease_owner: 'another-instance' }).execute();

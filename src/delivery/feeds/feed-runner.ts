@@ -10,8 +10,10 @@ import { retryDelayMs } from './retry-delay';
 
 /** Events read per query. */
 const BATCH = 200;
-/** After the database failed it (a query, a commit), the runner waits this long before it starts again from its cursor. */
+/** After the database failed it (a query, a commit), the runner waits this long before it starts again from its cursor, doubling while it keeps failing ... */
 const PAUSE_AFTER_ERROR_MS = 1_000;
+/** ... up to this. */
+const LONGEST_PAUSE_MS = 30_000;
 
 /** What every runner of an instance shares. */
 export interface RunnerContext {
@@ -29,12 +31,12 @@ const aborted = (error: unknown) => error instanceof Error && error.name === 'Ab
  * Delivers one feed while this instance holds its lease: reads the events after its cursor, passes over
  * those the feed does not take, and sends the next one it takes, one at a time, in chain order. A
  * delivered event moves the cursor in the database; a failed one is retried after a backoff, and
- * nothing after it goes first, until WEBHOOK_MAX_ATTEMPTS failed attempts turn the feed failing (a feed whose
- * sender turnsFailing). The
- * cursor moves only after a delivery, so a process killed at any moment sends again at most the event
- * it was sending. Every write names this instance as the lease's owner: one that lost the lease stops.
+ * nothing after it goes first, until WEBHOOK_MAX_ATTEMPTS failed attempts turn the feed failing (when its
+ * sender `turnsFailing`: a webhook). The cursor moves only after a delivery, so a process killed at any
+ * moment sends again at most the event it was sending. Every write names this instance as the lease's owner: one that lost the lease stops.
  */
 export class FeedRunner {
+  readonly feedId: string;
   private cursor: number;
   /** Failed attempts at the event after the cursor. */
   private attempts: number;
@@ -45,6 +47,8 @@ export class FeedRunner {
   private readonly wakes = new EventTarget();
   private readonly stopping = new AbortController();
   private readonly firstRetryInMs: number;
+  /** Batches in a row that failed on an error (a database down, a secret that no longer opens). */
+  private errorsInARow = 0;
 
   constructor(
     feed: HeldFeed,
@@ -57,8 +61,6 @@ export class FeedRunner {
     this.firstRetryInMs = feed.next_attempt_at === null ? 0 : Math.max(0, Date.parse(feed.next_attempt_at) - Date.parse(feed.now));
   }
 
-  readonly feedId: string;
-
   get stopped(): boolean {
     return this.stopping.signal.aborted;
   }
@@ -70,13 +72,16 @@ export class FeedRunner {
       await this.pause(this.firstRetryInMs);
       while (!this.stopped) {
         try {
-          if (await this.deliverBatch()) {
+          const caughtUp = await this.deliverBatch();
+          this.errorsInARow = 0;
+          if (caughtUp) {
             await this.idle();
           }
         } catch (error) {
           if (!this.stopped) {
-            this.context.logger.warn(`feed ${this.feedId}: delivery paused for ${PAUSE_AFTER_ERROR_MS} ms: ${error instanceof Error ? error.message : String(error)}`);
-            await this.pause(PAUSE_AFTER_ERROR_MS);
+            const pauseMs = Math.min(LONGEST_PAUSE_MS, PAUSE_AFTER_ERROR_MS * 2 ** this.errorsInARow++);
+            this.context.logger.warn(`feed ${this.feedId}: delivery paused for ${pauseMs} ms: ${error instanceof Error ? error.message : String(error)}`);
+            await this.pause(pauseMs);
           }
         }
       }
