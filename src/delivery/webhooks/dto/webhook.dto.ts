@@ -10,6 +10,9 @@ export const URL_MAX_LENGTH = 2048;
 export const DESCRIPTION_MAX_LENGTH = 500;
 /** An asset id as the trail records it, valid or not: the filter matches what the trail holds. */
 const FILTER_ASSET_ID_MAX_LENGTH = 64;
+/** WEBHOOK_MAX_ATTEMPTS's bound: no event is attempted more often. */
+const ATTEMPTS_MAX = 1_000;
+const INT32_MAX = 2_147_483_647;
 /** The longest error an attempt keeps. */
 const ATTEMPT_ERROR_MAX_LENGTH = 1024;
 const OUTCOMES = ['allowed', 'denied'] as const;
@@ -115,7 +118,7 @@ export class WebhookDto {
   @ApiProperty({ ...EVENT_ID_SCHEMA, example: 41, description: 'The id of the last event it has passed (delivered, or not taken by its filter); the next delivery is of a later one.' })
   cursor!: number;
 
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, example: 0, description: 'Failed attempts at the event after the cursor.' })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, maximum: ATTEMPTS_MAX, example: 0, description: 'Failed attempts at the event after the cursor.' })
   attempts!: number;
 
   @ApiProperty({ ...textSchema(ATTEMPT_ERROR_MAX_LENGTH), nullable: true, example: null, description: "The last failed attempt's error; null once an attempt succeeds." })
@@ -175,7 +178,7 @@ export class DeliveryAttemptDto {
   @ApiProperty({ ...EVENT_ID_SCHEMA, minimum: 1, example: 42, description: 'The event delivered: its webhook-id.' })
   event_id!: number;
 
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, example: 1, description: 'Counts from 1 for each event.' })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: ATTEMPTS_MAX, example: 1, description: 'Counts from 1 for each event.' })
   attempt!: number;
 
   @ApiProperty({ type: 'integer', format: 'int32', minimum: 100, maximum: 599, nullable: true, example: 204, description: "The receiver's HTTP status; null when it gave none." })
@@ -184,7 +187,7 @@ export class DeliveryAttemptDto {
   @ApiProperty({ ...textSchema(ATTEMPT_ERROR_MAX_LENGTH), nullable: true, example: null, description: 'What went wrong (timeout, refused connection, non-2xx, forbidden address); null when delivered.' })
   error!: string | null;
 
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, example: 37 })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, maximum: INT32_MAX, example: 37 })
   duration_ms!: number;
 
   @ApiProperty({ ...INSTANT_SCHEMA, example: '2026-11-21T10:15:30.120Z' })
