@@ -74,7 +74,11 @@ describeEachDatabase('webhook subscriptions', (engine) => {
     const all = (await get('/v1/webhooks?limit=100').expect(200)).body.data;
     assert.equal(all.next_cursor, null);
     assert.equal(all.webhooks.length, await subscriptionCount());
+    assert.deepEqual([page.total_count, page.page], [await subscriptionCount(), 1]);
+    assert.deepEqual([next.total_count, next.page], [null, null], 'a cursor page counts nothing');
+    assert.deepEqual((await get('/v1/webhooks?limit=1&page=2').expect(200)).body.data.webhooks.map(({ id }: { id: string }) => id), [first]);
     expectErrorBody(await get('/v1/webhooks?cursor=nope'), 400, 'VALIDATION_ERROR', 'cursor');
+    expectErrorBody(await get(`/v1/webhooks?page=1&cursor=${page.next_cursor}`), 400, 'VALIDATION_ERROR', 'cursor');
   });
 
   it('starts from the beginning, or with a given event; an event that does not exist is refused naming start', async () => {

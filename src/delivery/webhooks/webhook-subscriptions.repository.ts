@@ -30,9 +30,10 @@ export interface NewSubscription {
   created_by: string;
 }
 
-/** A keyset window: newest first, before the row with id `beforeId`. */
+/** A window of a newest-first listing: from `offset`, or before the row with id `beforeId` (keyset). */
 export interface Window {
   limit: number;
+  offset?: number;
   beforeId?: number;
 }
 
@@ -41,8 +42,8 @@ export interface Window {
 export class WebhookSubscriptionsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  async count(trx: Kysely<DB>): Promise<number> {
-    const { total } = await trx
+  async count(db: Kysely<DB> = this.db): Promise<number> {
+    const { total } = await db
       .selectFrom('webhook_subscriptions')
       .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
       .executeTakeFirstOrThrow();
@@ -67,6 +68,7 @@ export class WebhookSubscriptionsRepository {
       .$if(window.beforeId !== undefined, (query) => query.where('delivery_feeds.id', '<', window.beforeId as number))
       .orderBy('delivery_feeds.id', 'desc')
       .limit(window.limit + 1)
+      .offset(window.offset ?? 0)
       .execute();
     const page = rows.slice(0, window.limit);
     return { rows: page, lastId: rows.length > window.limit ? page[page.length - 1].position : undefined };
@@ -119,9 +121,19 @@ export class WebhookSubscriptionsRepository {
       .$if(window.beforeId !== undefined, (query) => query.where('id', '<', window.beforeId as number))
       .orderBy('id', 'desc')
       .limit(window.limit + 1)
+      .offset(window.offset ?? 0)
       .execute();
     const page = rows.slice(0, window.limit);
     return { rows: page, lastId: rows.length > window.limit ? page[page.length - 1].id : undefined };
+  }
+
+  async countAttempts(id: string): Promise<number> {
+    const { total } = await this.db
+      .selectFrom('delivery_attempts')
+      .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
+      .where('feed_id', '=', id)
+      .executeTakeFirstOrThrow();
+    return Number(total);
   }
 
   private joined(db: Kysely<DB>) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AuditEventsService, AuditService, decodeAuditCursor, encodeAuditCursor } from '../../audit';
-import { type Actor, type RequestOrigin, ValidationFailedError } from '../../common';
+import { type Actor, pageNumber, pageOffset, type RequestOrigin, ValidationFailedError } from '../../common';
 import { DELIVERY_CONFIG, type DeliveryConfig } from '../../config';
 import { serializeWithin, TransactionRunner } from '../../database';
 import { WEBHOOK_ACTIONS } from '../delivery.vocabulary';
@@ -18,7 +18,7 @@ import type {
 import { SecretBox } from './secret-box';
 import { checkWebhookUrl } from './target-guard';
 import { newWebhookSecret } from './webhook-secret';
-import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository';
+import { WebhookSubscriptionsRepository, type Window } from './webhook-subscriptions.repository';
 import { WebhookLimitError, WebhookNotFoundError, WebhooksUnavailableError } from './webhooks.errors';
 
 /** How long a replaced secret keeps signing deliveries, so receivers can switch without losing any. */
@@ -50,6 +50,25 @@ function recordedUrl(url: URL): string {
 function storedFilter(filter: WebhookFilterDto | undefined): string {
   const { actions, outcomes, asset_id } = filter ?? {};
   return JSON.stringify({ actions, outcomes, asset_id });
+}
+
+/** The row a cursor names: the next page holds the rows before it. */
+function positionOf(query: ListWebhooksQueryDto): number | undefined {
+  return query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor);
+}
+
+function windowOf(query: ListWebhooksQueryDto, beforeId: number | undefined): Window {
+  return beforeId === undefined ? { limit: query.limit, offset: pageOffset(query) } : { limit: query.limit, beforeId };
+}
+
+/** A page's position as the listings write it: counted and numbered only when asked for by page. */
+function pagePosition(query: ListWebhooksQueryDto, beforeId: number | undefined, total: number | null, lastId: number | undefined) {
+  return {
+    total_count: total,
+    page: beforeId === undefined ? pageNumber(query) : null,
+    per_page: query.limit,
+    next_cursor: lastId === undefined ? null : encodeAuditCursor(lastId),
+  };
 }
 
 /**
@@ -94,9 +113,14 @@ export class WebhooksService {
     return { ...shown(created as SubscriptionRow), secret };
   }
 
+  /** Newest first: a keyset page by cursor, which counts nothing, or the offset page with total_count. */
   async list(query: ListWebhooksQueryDto): Promise<WebhookPageDto> {
-    const { rows, lastId } = await this.subscriptions.findPage({ limit: query.limit, beforeId: this.positionOf(query.cursor) });
-    return { webhooks: rows.map(shown), per_page: query.limit, next_cursor: lastId === undefined ? null : encodeAuditCursor(lastId) };
+    const beforeId = positionOf(query);
+    const [{ rows, lastId }, total] = await Promise.all([
+      this.subscriptions.findPage(windowOf(query, beforeId)),
+      beforeId === undefined ? this.subscriptions.count() : null,
+    ]);
+    return { webhooks: rows.map(shown), ...pagePosition(query, beforeId, total, lastId) };
   }
 
   async findOne(id: string): Promise<WebhookDto> {
@@ -148,7 +172,11 @@ export class WebhooksService {
 
   async deliveries(id: string, query: ListWebhooksQueryDto): Promise<DeliveryAttemptPageDto> {
     await this.findOne(id);
-    const { rows, lastId } = await this.subscriptions.findAttempts(id, { limit: query.limit, beforeId: this.positionOf(query.cursor) });
+    const beforeId = positionOf(query);
+    const [{ rows, lastId }, total] = await Promise.all([
+      this.subscriptions.findAttempts(id, windowOf(query, beforeId)),
+      beforeId === undefined ? this.subscriptions.countAttempts(id) : null,
+    ]);
     return {
       deliveries: rows.map(({ event_id, attempt, status, error, duration_ms, attempted_at }) => ({
         event_id: Number(event_id),
@@ -158,8 +186,7 @@ export class WebhooksService {
         duration_ms: Number(duration_ms),
         attempted_at,
       })),
-      per_page: query.limit,
-      next_cursor: lastId === undefined ? null : encodeAuditCursor(lastId),
+      ...pagePosition(query, beforeId, total, lastId),
     };
   }
 
@@ -179,10 +206,6 @@ export class WebhooksService {
       throw new ValidationFailedError(`start names no event of the trail: ${start}`);
     }
     return start - 1;
-  }
-
-  private positionOf(cursor: string | undefined): number | undefined {
-    return cursor === undefined ? undefined : decodeAuditCursor(cursor);
   }
 
   private assertSecretsAvailable(): void {

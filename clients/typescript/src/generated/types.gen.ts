@@ -454,6 +454,15 @@ export type WebhookDto = {
 };
 
 export type WebhookPageDto = {
+    webhooks: Array<WebhookDto>;
+    /**
+     * Every item matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.
+     */
+    total_count: number | null;
+    /**
+     * The page number; null on a page asked for with cursor.
+     */
+    page: number | null;
     /**
      * The effective page size.
      */
@@ -462,7 +471,6 @@ export type WebhookPageDto = {
      * Pass as cursor for the next (older) page; null on the last page.
      */
     next_cursor: string | null;
-    webhooks: Array<WebhookDto>;
 };
 
 export type WebhookListResponseDto = {
@@ -514,6 +522,15 @@ export type DeliveryAttemptDto = {
 };
 
 export type DeliveryAttemptPageDto = {
+    deliveries: Array<DeliveryAttemptDto>;
+    /**
+     * Every item matching the filter, across all pages; null on a page asked for with cursor, which counts nothing.
+     */
+    total_count: number | null;
+    /**
+     * The page number; null on a page asked for with cursor.
+     */
+    page: number | null;
     /**
      * The effective page size.
      */
@@ -522,7 +539,6 @@ export type DeliveryAttemptPageDto = {
      * Pass as cursor for the next (older) page; null on the last page.
      */
     next_cursor: string | null;
-    deliveries: Array<DeliveryAttemptDto>;
 };
 
 export type DeliveryAttemptListResponseDto = {
@@ -1593,7 +1609,11 @@ export type WebhooksControllerListData = {
          */
         limit?: number;
         /**
-         * Keyset cursor: the previous page's next_cursor; the page holds the items older than that page's last.
+         * The page to return, counting from 1; a page past the end is empty.
+         */
+        page?: number;
+        /**
+         * Keyset cursor: the previous page's next_cursor; the page holds the items older than that page's last. Not together with page.
          */
         cursor?: string;
     };
@@ -1925,7 +1945,11 @@ export type WebhooksControllerDeliveriesData = {
          */
         limit?: number;
         /**
-         * Keyset cursor: the previous page's next_cursor; the page holds the items older than that page's last.
+         * The page to return, counting from 1; a page past the end is empty.
+         */
+        page?: number;
+        /**
+         * Keyset cursor: the previous page's next_cursor; the page holds the items older than that page's last. Not together with page.
          */
         cursor?: string;
     };

@@ -1,8 +1,21 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsObject, IsOptional, IsUUID, ValidateBy, ValidateNested } from 'class-validator';
 import { AUDIT_ACTIONS, IsAuditCursor } from '../../../audit';
-import { CURSOR_SCHEMA, DEFAULT_PAGE_SIZE, INSTANT_SCHEMA, IsIntInRange, IsNonBlankString, MAX_PAGE_SIZE, SAFE_INTEGER_BOUNDS, SuccessEnvelope, textSchema, ToInteger } from '../../../common';
+import {
+  CURSOR_SCHEMA,
+  INSTANT_SCHEMA,
+  IsNonBlankString,
+  IsNotCombinedWith,
+  KeysetPagePosition,
+  MAX_PAGE_SIZE,
+  NextCursor,
+  PageMetaDto,
+  PageQueryDto,
+  SAFE_INTEGER_BOUNDS,
+  SuccessEnvelope,
+  textSchema,
+} from '../../../common';
 import { DELIVERY_FEED_STATES } from '../../../database';
 
 /** The longest url a subscription takes: what browsers and proxies reliably carry. */
@@ -148,31 +161,21 @@ export class RotatedSecretDto {
   previous_secret_until!: string;
 }
 
-export class ListWebhooksQueryDto {
-  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'The maximum number of items to return.' })
-  @IsOptional()
-  @ToInteger()
-  @IsIntInRange(1, MAX_PAGE_SIZE)
-  readonly limit: number = DEFAULT_PAGE_SIZE;
-
-  @ApiPropertyOptional({ ...CURSOR_SCHEMA, description: "Keyset cursor: the previous page's next_cursor; the page holds the items older than that page's last." })
+export class ListWebhooksQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ ...CURSOR_SCHEMA, description: "Keyset cursor: the previous page's next_cursor; the page holds the items older than that page's last. Not together with page." })
   @IsOptional()
   @IsAuditCursor()
+  @IsNotCombinedWith('page')
   readonly cursor?: string;
 }
 
-class KeysetPage {
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, example: 10, description: 'The effective page size.' })
-  per_page!: number;
-
-  @ApiProperty({ ...CURSOR_SCHEMA, nullable: true, example: 'ZTQy', description: 'Pass as cursor for the next (older) page; null on the last page.' })
-  next_cursor!: string | null;
-}
-
-export class WebhookPageDto extends KeysetPage {
+class WebhookItems {
   @ApiProperty({ type: [WebhookDto], maxItems: MAX_PAGE_SIZE })
   webhooks!: WebhookDto[];
 }
+
+/** The fields in the order the service writes them, which Swagger UI's example follows. */
+export class WebhookPageDto extends IntersectionType(WebhookItems, KeysetPagePosition, PickType(PageMetaDto, ['per_page'] as const), NextCursor) {}
 
 export class DeliveryAttemptDto {
   @ApiProperty({ ...EVENT_ID_SCHEMA, minimum: 1, example: 42, description: 'The event delivered: its webhook-id.' })
@@ -194,10 +197,12 @@ export class DeliveryAttemptDto {
   attempted_at!: string;
 }
 
-export class DeliveryAttemptPageDto extends KeysetPage {
+class DeliveryAttemptItems {
   @ApiProperty({ type: [DeliveryAttemptDto], maxItems: MAX_PAGE_SIZE })
   deliveries!: DeliveryAttemptDto[];
 }
+
+export class DeliveryAttemptPageDto extends IntersectionType(DeliveryAttemptItems, KeysetPagePosition, PickType(PageMetaDto, ['per_page'] as const), NextCursor) {}
 
 export class WebhookResponseDto extends SuccessEnvelope(WebhookDto) {}
 export class CreatedWebhookResponseDto extends SuccessEnvelope(CreatedWebhookDto) {}
