@@ -234,6 +234,13 @@ describeEachDatabase('webhook subscriptions', (engine) => {
     assert.deepEqual([event.action, event.outcome, event.reason, event.actor], ['webhook.read', 'denied', 'CLEARANCE_INSUFFICIENT', 'officer-6']);
     await get('/v1/webhooks', t.bearer('officer-7', 7)).expect(200);
   });
+
+  it('leaves the trail intact: the webhook events, their details included, verify', async () => {
+    const verified = (await get('/v1/audit/verify').expect(200)).body.data;
+    assert.equal(verified.state, 'intact', JSON.stringify(verified));
+    const listed = (await get('/v1/audit/events?action=webhook.create&outcome=allowed&limit=1').expect(200)).body.data.events;
+    assert.deepEqual(Object.keys(listed[0].details), ['webhook_id', 'url']);
+  });
 });
 
 describeEachDatabase('webhook subscriptions under other settings', (engine) => {
