@@ -58,7 +58,12 @@ export class WebhookSubscriptionsRepository {
   }
 
   find(id: string, db: Kysely<DB> = this.db) {
-    return this.joined(db).select(SUBSCRIPTION_COLUMNS).where('webhook_subscriptions.feed_id', '=', id).executeTakeFirst();
+    return this.subscription(db, id).executeTakeFirst();
+  }
+
+  /** A subscription `trx` has just written or changed, which is there. */
+  findWritten(trx: Kysely<DB>, id: string) {
+    return this.subscription(trx, id).executeTakeFirstOrThrow();
   }
 
   /** Newest first: `limit` rows (each with its keyset position) and, when more follow, the last's position (the next page's cursor). */
@@ -134,6 +139,10 @@ export class WebhookSubscriptionsRepository {
       .where('feed_id', '=', id)
       .executeTakeFirstOrThrow();
     return Number(total);
+  }
+
+  private subscription(db: Kysely<DB>, id: string) {
+    return this.joined(db).select(SUBSCRIPTION_COLUMNS).where('webhook_subscriptions.feed_id', '=', id);
   }
 
   private joined(db: Kysely<DB>) {

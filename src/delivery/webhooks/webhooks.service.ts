@@ -24,7 +24,7 @@ import { WebhookLimitError, WebhookNotFoundError, WebhooksUnavailableError } fro
 /** How long a replaced secret keeps signing deliveries, so receivers can switch without losing any. */
 const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000;
 
-type SubscriptionRow = NonNullable<Awaited<ReturnType<WebhookSubscriptionsRepository['find']>>>;
+type SubscriptionRow = Awaited<ReturnType<WebhookSubscriptionsRepository['findWritten']>>;
 
 function shown({ filter, ...row }: SubscriptionRow): WebhookDto {
   return {
@@ -100,7 +100,8 @@ export class WebhooksService {
       }
       await this.subscriptions.insert(trx, {
         id,
-        url: request.url,
+        // As parsed: the sender reads the url the checks judged.
+        url: url.href,
         description: request.description ?? null,
         filter: storedFilter(request.filter),
         secret: this.secretBox.seal(secret),
@@ -108,9 +109,9 @@ export class WebhooksService {
         created_by: officer.id,
       });
       await this.audit.append(trx, { action: WEBHOOK_ACTIONS.create, outcome: 'allowed', actor: officer, origin, details: { webhook_id: id, url: recordedUrl(url) } });
-      return this.subscriptions.find(id, trx);
+      return this.subscriptions.findWritten(trx, id);
     });
-    return { ...shown(created as SubscriptionRow), secret };
+    return { ...shown(created), secret };
   }
 
   /** Newest first: a keyset page by cursor, which counts nothing, or the offset page with total_count. */
@@ -149,7 +150,7 @@ export class WebhooksService {
       if (!(await this.subscriptions.resume(trx, id))) {
         throw new WebhookNotFoundError();
       }
-      const row = (await this.subscriptions.find(id, trx)) as SubscriptionRow;
+      const row = await this.subscriptions.findWritten(trx, id);
       await this.audit.append(trx, this.changeEvent(WEBHOOK_ACTIONS.resume, row, officer, origin));
       return shown(row);
     });
@@ -164,7 +165,7 @@ export class WebhooksService {
       if (!(await this.subscriptions.rotateSecret(trx, id, this.secretBox.seal(secret), previousUntil))) {
         throw new WebhookNotFoundError();
       }
-      const row = (await this.subscriptions.find(id, trx)) as SubscriptionRow;
+      const row = await this.subscriptions.findWritten(trx, id);
       await this.audit.append(trx, this.changeEvent(WEBHOOK_ACTIONS.rotateSecret, row, officer, origin));
       return { id, secret, previous_secret_until: previousUntil };
     });
