@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { AuditEventsService, AuditService, decodeAuditCursor, encodeAuditCursor } from '../../audit';
+import { type AuditEntry, AuditEventsService, AuditService, decodeAuditCursor, encodeAuditCursor } from '../../audit';
 import { type Actor, pageNumber, pageOffset, type RequestOrigin, ValidationFailedError } from '../../common';
 import { DELIVERY_CONFIG, type DeliveryConfig } from '../../config';
 import { serializeWithin, TransactionRunner } from '../../database';
@@ -108,7 +108,7 @@ export class WebhooksService {
         cursor,
         created_by: officer.id,
       });
-      await this.audit.append(trx, { action: WEBHOOK_ACTIONS.create, outcome: 'allowed', actor: officer, origin, details: { webhook_id: id, url: recordedUrl(url) } });
+      await this.audit.append(trx, this.changeEvent(WEBHOOK_ACTIONS.create, { id, url: url.href }, officer, origin));
       return this.subscriptions.findWritten(trx, id);
     });
     return { ...shown(created), secret };
@@ -191,8 +191,9 @@ export class WebhooksService {
     };
   }
 
-  private changeEvent(action: string, row: SubscriptionRow, officer: Actor, origin: RequestOrigin) {
-    return { action, outcome: 'allowed' as const, actor: officer, origin, details: { webhook_id: row.id, url: recordedUrl(new URL(row.url)) } };
+  /** A change's audit event: the subscription's id and url, never its secret. */
+  private changeEvent(action: string, { id, url }: Pick<SubscriptionRow, 'id' | 'url'>, officer: Actor, origin: RequestOrigin): AuditEntry {
+    return { action, outcome: 'allowed', actor: officer, origin, details: { webhook_id: id, url: recordedUrl(new URL(url)) } };
   }
 
   /** The cursor a new subscription starts after: delivery starts with the event after it. */
