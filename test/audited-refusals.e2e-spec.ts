@@ -11,6 +11,7 @@ import {
 } from '../src/assets/assets.vocabulary';
 import { AUDIT_MODULE_ACTIONS } from '../src/audit/audit.vocabulary';
 import { AUTH_ACTIONS, AUTH_DENIAL_REASONS } from '../src/auth';
+import { WEBHOOK_ACTIONS } from '../src/delivery/delivery.vocabulary';
 import { RATE_LIMITED_REASON } from '../src/rate-limit';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_BODY } from './support/fixtures';
@@ -45,6 +46,13 @@ const ROUTE_ACTIONS: Record<string, string> = {
   'GET /v1/audit/checkpoint/verifier-key': 'audit.read',
   'GET /v1/audit/events/{id}/inclusion-proof': 'audit.read',
   'GET /v1/audit/consistency-proof': 'audit.read',
+  'POST /v1/webhooks': 'webhook.create',
+  'GET /v1/webhooks': 'webhook.read',
+  'GET /v1/webhooks/{id}': 'webhook.read',
+  'DELETE /v1/webhooks/{id}': 'webhook.delete',
+  'POST /v1/webhooks/{id}/resume': 'webhook.resume',
+  'POST /v1/webhooks/{id}/rotate-secret': 'webhook.rotate_secret',
+  'GET /v1/webhooks/{id}/deliveries': 'webhook.read',
 };
 
 /** The operations whose own (domain) refusals are walked here, beyond the token and the clearance. */
@@ -199,7 +207,7 @@ describeEachDatabase('every refusal of every operation records exactly one denia
 
     it('documents as the trail\'s actions and reasons exactly the words the modules declare', () => {
       const event = document.components?.schemas?.AuditEventDto as { properties: Record<string, { enum: unknown[] }> };
-      const declaredActions = [AUTH_ACTIONS, ASSET_ACTIONS, AUDIT_MODULE_ACTIONS, DECOMMISSION_REQUEST_ACTIONS].flatMap((actions) => Object.values(actions));
+      const declaredActions = [AUTH_ACTIONS, ASSET_ACTIONS, AUDIT_MODULE_ACTIONS, DECOMMISSION_REQUEST_ACTIONS, WEBHOOK_ACTIONS].flatMap((actions) => Object.values(actions));
       const declaredReasons = [...AUTH_DENIAL_REASONS, ...ASSET_DENIAL_REASONS, RATE_LIMITED_REASON, ...DECOMMISSION_REQUEST_DENIAL_REASONS];
       assert.deepEqual([...event.properties.action.enum].sort(), [...declaredActions].sort());
       assert.deepEqual(event.properties.reason.enum.filter((reason) => reason !== null).sort(), [...declaredReasons].sort());

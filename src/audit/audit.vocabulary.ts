@@ -24,6 +24,17 @@ const DECOMMISSION_REQUEST_ACTIONS_READ_BY_AUDIT = {
   expireDecommission: 'decommission.expire',
   readDecommissionRequests: 'decommission.read',
 } as const;
+/**
+ * A copy of WEBHOOK_ACTIONS (src/delivery/delivery.vocabulary.ts), for the listing's documented enum:
+ * the delivery module imports audit, so audit cannot import it; test/audited-refusals.e2e-spec.ts fails if they part.
+ */
+const WEBHOOK_ACTIONS_READ_BY_AUDIT = {
+  createWebhook: 'webhook.create',
+  deleteWebhook: 'webhook.delete',
+  resumeWebhook: 'webhook.resume',
+  rotateWebhookSecret: 'webhook.rotate_secret',
+  readWebhooks: 'webhook.read',
+} as const;
 const ASSET_DENIAL_REASONS_READ_BY_AUDIT = ['ASSET_NOT_FOUND', 'ASSET_NOT_DECOMMISSIONED'] as const;
 const DECOMMISSION_REQUEST_DENIAL_REASONS_READ_BY_AUDIT = [
   'AUTHORIZED_BY_IS_CALLER',
@@ -42,6 +53,7 @@ export const AUDIT_ACTIONS = {
   ...ASSET_ACTIONS_READ_BY_AUDIT,
   ...AUDIT_MODULE_ACTIONS,
   ...DECOMMISSION_REQUEST_ACTIONS_READ_BY_AUDIT,
+  ...WEBHOOK_ACTIONS_READ_BY_AUDIT,
 } as const;
 
 /** Every reason a denial is recorded with, in the order the listing documents them. */

@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { DocumentBuilder, type HeaderObject, type OpenAPIObject, type ReferenceObject, type ResponseObject, type ServerObject, SwaggerModule } from '@nestjs/swagger';
 import { PUBLIC_OPERATION_EXTENSION } from '../auth';
 import { ErrorResponseDto, RATE_LIMITED_MESSAGE, WWW_AUTHENTICATE_HEADER } from '../common';
+import { WEBHOOK_DELIVERY } from '../delivery';
 import { RATE_LIMIT_CONFIG, type RateLimitConfig, SERVER_CONFIG, type ServerConfig } from '../config';
 import { API_ALIAS, isServedUnderApiAlias, SANE_REQUEST_ID } from '../http';
 import { UnguardedRequestLimit, UNTHROTTLED_OPERATION_EXTENSION } from '../rate-limit';
@@ -167,6 +168,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('assets', 'Vehicles, equipment and facilities, and their decommissioning')
     .addTag('decommission requests', 'Decommissions and recommissions waiting for a second officer, when DECOMMISSION_APPROVAL=required')
     .addTag('audit', 'Every decommission attempt and every refused token')
+    .addTag('webhooks', "Signed POSTs of the trail's events to subscribers' urls, and the subscriptions (the delivery itself: the document's webhooks entry)")
     .addTag('health', 'Liveness and readiness, for load balancers and orchestrators')
     .addTag('metrics', 'Prometheus metrics, for the monitoring system')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: BEARER_DESCRIPTION }, 'bearer')
@@ -176,6 +178,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   config.info.license = LICENSE;
   config.servers = [ROOT_SERVER];
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] });
+  document.webhooks = { 'audit-event': WEBHOOK_DELIVERY };
   addCommonResponses(document, app.get<RateLimitConfig>(RATE_LIMIT_CONFIG), app.get<ServerConfig>(SERVER_CONFIG));
   addAliasServers(document);
   return document;

@@ -1,6 +1,14 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit';
 import { MetricsModule } from '../observability';
+import { DeliveryDispatcher } from './feeds/delivery-dispatcher';
+import { DeliveryFeedsRepository } from './feeds/delivery-feeds.repository';
+import { FeedSenders } from './feeds/feed-senders';
+import { SecretBox } from './webhooks/secret-box';
+import { WebhookSubscriptionsRepository } from './webhooks/webhook-subscriptions.repository';
+import { WebhookTargets } from './webhooks/webhook-targets';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { WebhooksService } from './webhooks/webhooks.service';
 
 /**
  * Pushes the trail to the systems that act on it: signed webhooks (webhooks/: the subscriptions' API and
@@ -9,7 +17,7 @@ import { MetricsModule } from '../observability';
  */
 @Module({
   imports: [AuditModule, MetricsModule],
-  controllers: [],
-  providers: [],
+  controllers: [WebhooksController],
+  providers: [SecretBox, WebhookSubscriptionsRepository, WebhookTargets, WebhooksService, DeliveryFeedsRepository, FeedSenders, DeliveryDispatcher],
 })
 export class DeliveryModule {}

@@ -1,1 +1,2 @@
 export { DeliveryModule } from './delivery.module';
+export { WEBHOOK_DELIVERY } from './webhooks/webhook-delivery.openapi';

@@ -8,13 +8,21 @@ export interface AuditEntry {
   reason?: string;
   actor?: Actor;
   origin: RequestOrigin;
-  /** An allowed decommission's (or decommission request's) reason and authorising officer, as the request gave them. */
+  /** An allowed decommission's (or decommission request's) reason and authorising officer, as the request gave them; a webhook change's subscription. */
   details?: DecisionDetails;
 }
 
-export interface DecisionDetails {
+export type DecisionDetails = DecommissionDetails | WebhookDetails;
+
+export interface DecommissionDetails {
   /** The decommission request the decision belongs to (DECOMMISSION_APPROVAL=required). */
   request_id?: string;
   reason: string;
   authorized_by: string;
+}
+
+/** A change to a webhook subscription: which one, and where it sends (never its secret). */
+export interface WebhookDetails {
+  webhook_id: string;
+  url: string;
 }

@@ -21,7 +21,11 @@ import type { WaitingEvent } from './audit-write.repository';
 import { AUDIT_FIELD_LIMITS, storable } from '../trail';
 
 /** The details as stored and hashed: JSON with the keys in this order (request_id only when given), each value storable. */
-export function storedDetails({ request_id, reason, authorized_by }: DecisionDetails): string {
+export function storedDetails(details: DecisionDetails): string {
+  if ('webhook_id' in details) {
+    return JSON.stringify({ webhook_id: storable(details.webhook_id, AUDIT_FIELD_LIMITS.detail), url: storable(details.url, AUDIT_FIELD_LIMITS.detail) });
+  }
+  const { request_id, reason, authorized_by } = details;
   const decision = { reason: storable(reason, AUDIT_FIELD_LIMITS.detail), authorized_by: storable(authorized_by, AUDIT_FIELD_LIMITS.detail) };
   return JSON.stringify(request_id === undefined ? decision : { request_id: storable(request_id, AUDIT_FIELD_LIMITS.detail), ...decision });
 }

@@ -102,11 +102,17 @@ export class AuditDecisionDetailsDto {
   @ApiPropertyOptional({ format: 'uuid', maxLength: 36, example: '6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f', description: 'The decommission request the decision belongs to, when DECOMMISSION_APPROVAL=required' })
   request_id?: string;
 
-  @ApiProperty({ ...textSchema(AUDIT_FIELD_LIMITS.detail), example: 'Damaged beyond repair during the Battle of Yavin' })
-  reason!: string;
+  @ApiPropertyOptional({ ...textSchema(AUDIT_FIELD_LIMITS.detail), example: 'Damaged beyond repair during the Battle of Yavin', description: "A decommission's or recommission's events" })
+  reason?: string;
 
-  @ApiProperty({ ...textSchema(AUDIT_FIELD_LIMITS.detail), example: 'Grand Moff Tarkin' })
-  authorized_by!: string;
+  @ApiPropertyOptional({ ...textSchema(AUDIT_FIELD_LIMITS.detail), example: 'Grand Moff Tarkin', description: "A decommission's or recommission's events" })
+  authorized_by?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', maxLength: 36, example: '3d6f0a3e-2b1c-4e5f-8a9b-0c1d2e3f4a5b', description: "A webhook subscription's events (webhook.*): the subscription changed" })
+  webhook_id?: string;
+
+  @ApiPropertyOptional({ ...textSchema(AUDIT_FIELD_LIMITS.detail), example: 'https://siem.example.org/hooks/fleet', description: "A webhook subscription's events: its url, without the query (which often carries a receiver's token)" })
+  url?: string;
 }
 
 export class AuditEventDto {
@@ -152,7 +158,8 @@ export class AuditEventDto {
   @ApiProperty({
     type: AuditDecisionDetailsDto,
     nullable: true,
-    description: "An allowed decommission's or recommission's reason and authorising officer, as the request gave them (with its request_id in a decommission request's events); null in other events",
+    description:
+      "An allowed decommission's or recommission's reason and authorising officer, as the request gave them (with its request_id in a decommission request's events); a webhook subscription's id and url in its events; null in other events",
   })
   details!: AuditDecisionDetailsDto | null;
 
