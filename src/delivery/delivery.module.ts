@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit';
 import { MetricsModule } from '../observability';
+import { DeliveryDispatcher } from './feeds/delivery-dispatcher';
+import { DeliveryFeedsRepository } from './feeds/delivery-feeds.repository';
+import { FeedSenders } from './feeds/feed-senders';
 import { SecretBox } from './webhooks/secret-box';
 import { WebhookSubscriptionsRepository } from './webhooks/webhook-subscriptions.repository';
 import { WebhookTargets } from './webhooks/webhook-targets';
@@ -15,6 +18,6 @@ import { WebhooksService } from './webhooks/webhooks.service';
 @Module({
   imports: [AuditModule, MetricsModule],
   controllers: [WebhooksController],
-  providers: [SecretBox, WebhookSubscriptionsRepository, WebhookTargets, WebhooksService],
+  providers: [SecretBox, WebhookSubscriptionsRepository, WebhookTargets, WebhooksService, DeliveryFeedsRepository, FeedSenders, DeliveryDispatcher],
 })
 export class DeliveryModule {}

@@ -1,5 +1,5 @@
 export { ObservabilityModule } from './observability.module';
 export { MetricsModule } from './metrics.module';
 export { AppLogger, type AppLoggerOptions, wantsJsonLogs } from './app-logger';
-export { Metrics } from './metrics';
+export { type FeedLag, Metrics } from './metrics';
 export { RequestObserver } from './request-observer';

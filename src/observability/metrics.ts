@@ -13,6 +13,16 @@ export interface RequestObservation {
   seconds: number;
 }
 
+/** How far one feed this instance delivers is behind the chain's head. */
+export interface FeedLag {
+  /** The subscription's id, or `syslog`. */
+  feed: string;
+  /** The chain's newest event id minus the feed's cursor. */
+  events: number;
+  /** The age of the oldest event the feed has not passed yet; 0 when it is caught up. */
+  seconds: number;
+}
+
 const POOL_GAUGES: { name: string; help: string; read: (usage: PoolUsage) => number }[] = [
   { name: 'fleet_registry_db_pool_max', help: 'PostgreSQL connections the pool may open (DATABASE_POOL_SIZE)', read: (usage) => usage.max },
   { name: 'fleet_registry_db_pool_in_use', help: 'PostgreSQL connections checked out of the pool', read: (usage) => usage.inUse },
@@ -85,7 +95,26 @@ export class Metrics {
     help: 'Events the audit streams of this instance read from the database to replay them',
     registers: [this.registry],
   });
+  private readonly feedDeliveries = new Counter({
+    name: 'fleet_registry_delivery_events_delivered_total',
+    help: 'Events this instance delivered, by feed (a webhook subscription id, or syslog)',
+    labelNames: ['feed'],
+    registers: [this.registry],
+  });
+  private readonly feedFailures = new Counter({
+    name: 'fleet_registry_delivery_attempts_failed_total',
+    help: 'Failed delivery attempts this instance made, by feed: each is retried after a backoff',
+    labelNames: ['feed'],
+    registers: [this.registry],
+  });
+  private readonly feedsFailing = new Counter({
+    name: 'fleet_registry_delivery_feeds_failing_total',
+    help: 'Times a feed turned failing on this instance (WEBHOOK_MAX_ATTEMPTS failed attempts at one event): it stops until resumed',
+    labelNames: ['feed'],
+    registers: [this.registry],
+  });
   private auditLagSeconds: () => number = () => 0;
+  private feedLags: () => FeedLag[] = () => [];
 
   constructor(db: Kysely<DB>) {
     collectDefaultMetrics({ register: this.registry });
@@ -96,6 +125,27 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(lagSeconds());
+      },
+    });
+    const feedLags = () => this.feedLags();
+    new Gauge({
+      name: 'fleet_registry_delivery_lag_events',
+      help: "Events between the chain's head and the cursor of each feed this instance delivers",
+      labelNames: ['feed'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        feedLags().forEach((lag) => this.set({ feed: lag.feed }, lag.events));
+      },
+    });
+    new Gauge({
+      name: 'fleet_registry_delivery_lag_seconds',
+      help: 'Age of the oldest event not yet delivered (or passed over) by each feed this instance delivers; 0 when caught up',
+      labelNames: ['feed'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        feedLags().forEach((lag) => this.set({ feed: lag.feed }, lag.seconds));
       },
     });
     if (poolUsage(db)) {
@@ -153,6 +203,23 @@ export class Metrics {
 
   auditEventsReplayed(count: number): void {
     this.auditReplayed.inc(count);
+  }
+
+  feedEventDelivered(feed: string): void {
+    this.feedDeliveries.inc({ feed });
+  }
+
+  feedAttemptFailed(feed: string): void {
+    this.feedFailures.inc({ feed });
+  }
+
+  feedTurnedFailing(feed: string): void {
+    this.feedsFailing.inc({ feed });
+  }
+
+  /** `read` gives the lag of each feed this instance delivers when Prometheus scrapes. */
+  readFeedLagsWith(read: () => FeedLag[]): void {
+    this.feedLags = read;
   }
 
   /** `read` gives the sequencing lag in seconds when Prometheus scrapes. */

@@ -21,6 +21,9 @@ export abstract class AuditLog {
   /** True when that wait is longer than readiness allows. */
   abstract isLagging(): boolean;
 
-  /** Calls `listener` whenever any instance has placed events in the chain, where the engine tells; returns the undo. */
+  /**
+   * Calls `listener` whenever events were placed in the chain and committed, as far as the engine tells:
+   * by any instance on PostgreSQL (NOTIFY), by this process on SQLite; returns the undo.
+   */
   abstract onPlacedAnywhere(listener: () => void): () => void;
 }
