@@ -65,4 +65,21 @@ describeEachDatabase('the typed client (clients/typescript) against the service'
     assert.deepEqual(older.data?.data.events.map((event) => event.action), ['asset.decommission']);
     assert.equal(older.data?.data.next_cursor, null);
   });
+
+  it('creates, reads, resumes, rotates, lists the deliveries of and deletes a webhook subscription through typed calls', async () => {
+    const admiral = createFleetRegistryClient(await listenOnLoopback(t), t.bearer('admiral-9', 9).slice('Bearer '.length));
+    const created = await admiral.webhooks.create({ body: { url: 'https://93.184.215.14/hooks/fleet', filter: { outcomes: ['denied'] }, start: 'beginning' } });
+    assert.equal(created.response?.status, 201);
+    const id = created.data?.data.id;
+    assert.ok(id && created.data?.data.secret.startsWith('whsec_'));
+    const path = { id };
+    assert.deepEqual((await client.webhooks.findOne({ path })).data?.data.filter, { outcomes: ['denied'] });
+    assert.ok((await client.webhooks.list({ query: { limit: 100 } })).data?.data.webhooks.some((webhook) => webhook.id === id));
+    assert.equal((await admiral.webhooks.resume({ path })).data?.data.state, 'active');
+    assert.notEqual((await admiral.webhooks.rotateSecret({ path })).data?.data.secret, created.data?.data.secret);
+    assert.deepEqual((await client.webhooks.deliveries({ path, query: { limit: 10 } })).data?.data.deliveries, []);
+    assert.equal((await admiral.webhooks.delete({ path })).response?.status, 200);
+    const gone = await client.webhooks.findOne({ path });
+    assert.equal(gone.error?.error_code, 'WEBHOOK_NOT_FOUND');
+  });
 });

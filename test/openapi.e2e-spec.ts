@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { EXAMPLE_REJECTED_REQUEST_ID, EXAMPLE_REQUEST_ID, EXAMPLE_WITHDRAWN_REQUEST_ID } from '../src/assets/dto/decommission-request.dto';
+import { EXAMPLE_WEBHOOK_ID } from '../src/delivery/webhooks/dto/webhook.dto';
+import { SecretBox } from '../src/delivery/webhooks/secret-box';
 import { describeEachDatabase } from './support/databases';
 import { concretePath, isPublic, type Route, routesOf } from './support/openapi';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -42,6 +44,17 @@ describeEachDatabase('the OpenAPI document against the service', (engine) => {
       .execute();
   });
   after(() => t.close());
+
+  /** The subscription the documented id names, made again when a route (the DELETE) removed it. */
+  const exampleWebhook = async () => {
+    if (await t.db.selectFrom('webhook_subscriptions').select('feed_id').where('feed_id', '=', EXAMPLE_WEBHOOK_ID).executeTakeFirst()) {
+      return;
+    }
+    const now = new Date().toISOString();
+    await t.db.insertInto('delivery_feeds').values({ feed_id: EXAMPLE_WEBHOOK_ID, kind: 'webhook', state: 'active', cursor: 0, created_at: now, updated_at: now }).execute();
+    const secret = t.app.get(SecretBox).seal('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw9e1IIYxQrL8=');
+    await t.db.insertInto('webhook_subscriptions').values({ feed_id: EXAMPLE_WEBHOOK_ID, url: 'https://93.184.215.14/hooks', description: null, filter: '{}', secret, created_by: 'admiral-9' }).execute();
+  };
 
   const responseOf = ({ operation }: Route, status: string) => operation.responses[status] as ResponseObject | undefined;
   const resolve = (schema: Schema): SchemaObject =>
@@ -129,9 +142,13 @@ describeEachDatabase('the OpenAPI document against the service', (engine) => {
   });
 
   it('gives each success example its keys in the order the service writes them, at every depth', async () => {
-    const admiral = t.bearer('admiral-7', 7);
+    // Clearance 9: the webhook changes ask for it; the subject is the one the documented requests name.
+    const admiral = t.bearer('admiral-7', 9);
     // /metrics answers Prometheus text, which has no keys to order.
     for (const route of routes.filter((candidate) => responseOf(candidate, '200')?.content?.['application/json'])) {
+      if (route.path.startsWith('/v1/webhooks/{id}')) {
+        await exampleWebhook();
+      }
       const body = route.operation.requestBody && exampleOf((route.operation.requestBody as { content: Record<string, { schema: Schema }> }).content['application/json'].schema);
       const reply = await t.http()[route.method](concretePath(route)).set('Authorization', admiral).send(body as object | undefined);
       assert.equal(reply.status, 200, `${route.method} ${route.path}: ${reply.text}`);

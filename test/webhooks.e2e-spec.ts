@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { describeEachDatabase } from './support/databases';
 import { expectErrorBody } from './support/http';
 import { auditSigningKeyFile } from './support/key-files';
+import { startServer } from './support/processes';
 import { startTestApp, type TestApp } from './support/test-app';
+import { tokenServiceFor } from './support/tokens';
 
 /** A public address as a literal: the checks take it without resolving a name, offline too. */
 const PUBLIC_URL = 'https://93.184.215.14/hooks/fleet?token=receiver-token';
@@ -74,7 +79,11 @@ describeEachDatabase('webhook subscriptions', (engine) => {
     const all = (await get('/v1/webhooks?limit=100').expect(200)).body.data;
     assert.equal(all.next_cursor, null);
     assert.equal(all.webhooks.length, await subscriptionCount());
+    assert.deepEqual([page.total_count, page.page], [await subscriptionCount(), 1]);
+    assert.deepEqual([next.total_count, next.page], [null, null], 'a cursor page counts nothing');
+    assert.deepEqual((await get('/v1/webhooks?limit=1&page=2').expect(200)).body.data.webhooks.map(({ id }: { id: string }) => id), [first]);
     expectErrorBody(await get('/v1/webhooks?cursor=nope'), 400, 'VALIDATION_ERROR', 'cursor');
+    expectErrorBody(await get(`/v1/webhooks?page=1&cursor=${page.next_cursor}`), 400, 'VALIDATION_ERROR', 'cursor');
   });
 
   it('starts from the beginning, or with a given event; an event that does not exist is refused naming start', async () => {
@@ -225,6 +234,13 @@ describeEachDatabase('webhook subscriptions', (engine) => {
     assert.deepEqual([event.action, event.outcome, event.reason, event.actor], ['webhook.read', 'denied', 'CLEARANCE_INSUFFICIENT', 'officer-6']);
     await get('/v1/webhooks', t.bearer('officer-7', 7)).expect(200);
   });
+
+  it('leaves the trail intact: the webhook events, their details included, verify', async () => {
+    const verified = (await get('/v1/audit/verify').expect(200)).body.data;
+    assert.equal(verified.state, 'intact', JSON.stringify(verified));
+    const listed = (await get('/v1/audit/events?action=webhook.create&outcome=allowed&limit=1').expect(200)).body.data.events;
+    assert.deepEqual(Object.keys(listed[0].details), ['webhook_id', 'url']);
+  });
 });
 
 describeEachDatabase('webhook subscriptions under other settings', (engine) => {
@@ -265,5 +281,29 @@ describe('webhook subscriptions in production without WEBHOOK_SECRET_KEY_FILE', 
     expectErrorBody(await t.http().post('/v1/webhooks').set('Authorization', admiral).send({ url: PUBLIC_URL }), 503, 'WEBHOOKS_UNAVAILABLE');
     expectErrorBody(await t.http().post(`/v1/webhooks/${randomUUID()}/rotate-secret`).set('Authorization', admiral), 503, 'WEBHOOKS_UNAVAILABLE');
     await t.http().get('/v1/webhooks').set('Authorization', admiral).expect(200);
+  });
+});
+
+describe('a webhook secret in a server process', () => {
+  it('is generated a key beside the SQLite file, mode 0600, and the secrets appear in no log line', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-webhook-secret-'));
+    const JWT_SECRET = 'webhook-secret-test-secret-of-32-chars-or-more';
+    const server = await startServer({ cwd, env: { JWT_SECRET, DATABASE_URL: 'sqlite:registry.sqlite', SEED_DEMO: 'false', LOG_LEVEL: 'debug' } });
+    try {
+      const headers = { Authorization: `Bearer ${tokenServiceFor({ JWT_SECRET }).issue(ADMIRAL, 9, '1h')}`, 'Content-Type': 'application/json' };
+      const created = await fetch(`${server.url}/v1/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: PUBLIC_URL }) });
+      assert.equal(created.status, 201);
+      const { id, secret } = ((await created.json()) as { data: { id: string; secret: string } }).data;
+      const rotated = await fetch(`${server.url}/v1/webhooks/${id}/rotate-secret`, { method: 'POST', headers });
+      const { secret: next } = ((await rotated.json()) as { data: { secret: string } }).data;
+      assert.equal(statSync(join(cwd, 'registry.sqlite.webhook-secret.key')).mode & 0o777, 0o600);
+      await server.stop();
+      for (const shown of [secret, next]) {
+        assert.ok(!server.output().includes(shown.slice('whsec_'.length)), 'no log line holds a secret');
+      }
+    } finally {
+      await server.stop();
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });

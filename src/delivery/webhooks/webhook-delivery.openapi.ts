@@ -1,4 +1,5 @@
 import type { PathItemObject } from '@nestjs/swagger';
+import { AUDIT_ACTIONS } from '../../audit';
 
 const header = (name: string, description: string, schema: Record<string, unknown>, example: string) => ({ name, in: 'header' as const, required: true, description, schema, example });
 
@@ -34,7 +35,7 @@ export const WEBHOOK_DELIVERY: PathItemObject = {
             type: 'object',
             required: ['type', 'timestamp', 'data'],
             properties: {
-              type: { type: 'string', maxLength: 64, description: "The event's action.", example: 'asset.decommission' },
+              type: { type: 'string', enum: Object.values(AUDIT_ACTIONS), description: "The event's action.", example: 'asset.decommission' },
               timestamp: { type: 'string', format: 'date-time', maxLength: 24, description: "The event's time (occurred_at).", example: '2026-11-21T10:15:30.000Z' },
               data: { $ref: '#/components/schemas/AuditEventDto' },
             },

@@ -30,9 +30,10 @@ export interface NewSubscription {
   created_by: string;
 }
 
-/** A keyset window: newest first, before the row with id `beforeId`. */
+/** A window of a newest-first listing: from `offset`, or before the row with id `beforeId` (keyset). */
 export interface Window {
   limit: number;
+  offset?: number;
   beforeId?: number;
 }
 
@@ -41,8 +42,8 @@ export interface Window {
 export class WebhookSubscriptionsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  async count(trx: Kysely<DB>): Promise<number> {
-    const { total } = await trx
+  async count(db: Kysely<DB> = this.db): Promise<number> {
+    const { total } = await db
       .selectFrom('webhook_subscriptions')
       .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
       .executeTakeFirstOrThrow();
@@ -57,7 +58,12 @@ export class WebhookSubscriptionsRepository {
   }
 
   find(id: string, db: Kysely<DB> = this.db) {
-    return this.joined(db).select(SUBSCRIPTION_COLUMNS).where('webhook_subscriptions.feed_id', '=', id).executeTakeFirst();
+    return this.subscription(db, id).executeTakeFirst();
+  }
+
+  /** A subscription `trx` has just written or changed, which is there. */
+  findWritten(trx: Kysely<DB>, id: string) {
+    return this.subscription(trx, id).executeTakeFirstOrThrow();
   }
 
   /** Newest first: `limit` rows (each with its keyset position) and, when more follow, the last's position (the next page's cursor). */
@@ -67,6 +73,7 @@ export class WebhookSubscriptionsRepository {
       .$if(window.beforeId !== undefined, (query) => query.where('delivery_feeds.id', '<', window.beforeId as number))
       .orderBy('delivery_feeds.id', 'desc')
       .limit(window.limit + 1)
+      .offset(window.offset ?? 0)
       .execute();
     const page = rows.slice(0, window.limit);
     return { rows: page, lastId: rows.length > window.limit ? page[page.length - 1].position : undefined };
@@ -119,9 +126,23 @@ export class WebhookSubscriptionsRepository {
       .$if(window.beforeId !== undefined, (query) => query.where('id', '<', window.beforeId as number))
       .orderBy('id', 'desc')
       .limit(window.limit + 1)
+      .offset(window.offset ?? 0)
       .execute();
     const page = rows.slice(0, window.limit);
     return { rows: page, lastId: rows.length > window.limit ? page[page.length - 1].id : undefined };
+  }
+
+  async countAttempts(id: string): Promise<number> {
+    const { total } = await this.db
+      .selectFrom('delivery_attempts')
+      .select((eb) => eb.fn.countAll<number | bigint>().as('total'))
+      .where('feed_id', '=', id)
+      .executeTakeFirstOrThrow();
+    return Number(total);
+  }
+
+  private subscription(db: Kysely<DB>, id: string) {
+    return this.joined(db).select(SUBSCRIPTION_COLUMNS).where('webhook_subscriptions.feed_id', '=', id);
   }
 
   private joined(db: Kysely<DB>) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { AuditEventsService, AuditService, decodeAuditCursor, encodeAuditCursor } from '../../audit';
-import { type Actor, type RequestOrigin, ValidationFailedError } from '../../common';
+import { type AuditEntry, AuditEventsService, AuditService, decodeAuditCursor, encodeAuditCursor } from '../../audit';
+import { type Actor, pageNumber, pageOffset, type RequestOrigin, ValidationFailedError } from '../../common';
 import { DELIVERY_CONFIG, type DeliveryConfig } from '../../config';
 import { serializeWithin, TransactionRunner } from '../../database';
 import { WEBHOOK_ACTIONS } from '../delivery.vocabulary';
@@ -18,13 +18,13 @@ import type {
 import { SecretBox } from './secret-box';
 import { checkWebhookUrl } from './target-guard';
 import { newWebhookSecret } from './webhook-secret';
-import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository';
+import { WebhookSubscriptionsRepository, type Window } from './webhook-subscriptions.repository';
 import { WebhookLimitError, WebhookNotFoundError, WebhooksUnavailableError } from './webhooks.errors';
 
 /** How long a replaced secret keeps signing deliveries, so receivers can switch without losing any. */
 const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000;
 
-type SubscriptionRow = NonNullable<Awaited<ReturnType<WebhookSubscriptionsRepository['find']>>>;
+type SubscriptionRow = Awaited<ReturnType<WebhookSubscriptionsRepository['findWritten']>>;
 
 function shown({ filter, ...row }: SubscriptionRow): WebhookDto {
   return {
@@ -50,6 +50,25 @@ function recordedUrl(url: URL): string {
 function storedFilter(filter: WebhookFilterDto | undefined): string {
   const { actions, outcomes, asset_id } = filter ?? {};
   return JSON.stringify({ actions, outcomes, asset_id });
+}
+
+/** The row a cursor names: the next page holds the rows before it. */
+function positionOf(query: ListWebhooksQueryDto): number | undefined {
+  return query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor);
+}
+
+function windowOf(query: ListWebhooksQueryDto, beforeId: number | undefined): Window {
+  return beforeId === undefined ? { limit: query.limit, offset: pageOffset(query) } : { limit: query.limit, beforeId };
+}
+
+/** A page's position as the listings write it: counted and numbered only when asked for by page. */
+function pagePosition(query: ListWebhooksQueryDto, beforeId: number | undefined, total: number | null, lastId: number | undefined) {
+  return {
+    total_count: total,
+    page: beforeId === undefined ? pageNumber(query) : null,
+    per_page: query.limit,
+    next_cursor: lastId === undefined ? null : encodeAuditCursor(lastId),
+  };
 }
 
 /**
@@ -81,22 +100,28 @@ export class WebhooksService {
       }
       await this.subscriptions.insert(trx, {
         id,
-        url: request.url,
+        // As parsed: the sender reads the url the checks judged.
+        url: url.href,
         description: request.description ?? null,
         filter: storedFilter(request.filter),
         secret: this.secretBox.seal(secret),
         cursor,
         created_by: officer.id,
       });
-      await this.audit.append(trx, { action: WEBHOOK_ACTIONS.create, outcome: 'allowed', actor: officer, origin, details: { webhook_id: id, url: recordedUrl(url) } });
-      return this.subscriptions.find(id, trx);
+      await this.audit.append(trx, this.changeEvent(WEBHOOK_ACTIONS.create, { id, url: url.href }, officer, origin));
+      return this.subscriptions.findWritten(trx, id);
     });
-    return { ...shown(created as SubscriptionRow), secret };
+    return { ...shown(created), secret };
   }
 
+  /** Newest first: a keyset page by cursor, which counts nothing, or the offset page with total_count. */
   async list(query: ListWebhooksQueryDto): Promise<WebhookPageDto> {
-    const { rows, lastId } = await this.subscriptions.findPage({ limit: query.limit, beforeId: this.positionOf(query.cursor) });
-    return { webhooks: rows.map(shown), per_page: query.limit, next_cursor: lastId === undefined ? null : encodeAuditCursor(lastId) };
+    const beforeId = positionOf(query);
+    const [{ rows, lastId }, total] = await Promise.all([
+      this.subscriptions.findPage(windowOf(query, beforeId)),
+      beforeId === undefined ? this.subscriptions.count() : null,
+    ]);
+    return { webhooks: rows.map(shown), ...pagePosition(query, beforeId, total, lastId) };
   }
 
   async findOne(id: string): Promise<WebhookDto> {
@@ -125,7 +150,7 @@ export class WebhooksService {
       if (!(await this.subscriptions.resume(trx, id))) {
         throw new WebhookNotFoundError();
       }
-      const row = (await this.subscriptions.find(id, trx)) as SubscriptionRow;
+      const row = await this.subscriptions.findWritten(trx, id);
       await this.audit.append(trx, this.changeEvent(WEBHOOK_ACTIONS.resume, row, officer, origin));
       return shown(row);
     });
@@ -140,7 +165,7 @@ export class WebhooksService {
       if (!(await this.subscriptions.rotateSecret(trx, id, this.secretBox.seal(secret), previousUntil))) {
         throw new WebhookNotFoundError();
       }
-      const row = (await this.subscriptions.find(id, trx)) as SubscriptionRow;
+      const row = await this.subscriptions.findWritten(trx, id);
       await this.audit.append(trx, this.changeEvent(WEBHOOK_ACTIONS.rotateSecret, row, officer, origin));
       return { id, secret, previous_secret_until: previousUntil };
     });
@@ -148,7 +173,11 @@ export class WebhooksService {
 
   async deliveries(id: string, query: ListWebhooksQueryDto): Promise<DeliveryAttemptPageDto> {
     await this.findOne(id);
-    const { rows, lastId } = await this.subscriptions.findAttempts(id, { limit: query.limit, beforeId: this.positionOf(query.cursor) });
+    const beforeId = positionOf(query);
+    const [{ rows, lastId }, total] = await Promise.all([
+      this.subscriptions.findAttempts(id, windowOf(query, beforeId)),
+      beforeId === undefined ? this.subscriptions.countAttempts(id) : null,
+    ]);
     return {
       deliveries: rows.map(({ event_id, attempt, status, error, duration_ms, attempted_at }) => ({
         event_id: Number(event_id),
@@ -158,13 +187,13 @@ export class WebhooksService {
         duration_ms: Number(duration_ms),
         attempted_at,
       })),
-      per_page: query.limit,
-      next_cursor: lastId === undefined ? null : encodeAuditCursor(lastId),
+      ...pagePosition(query, beforeId, total, lastId),
     };
   }
 
-  private changeEvent(action: string, row: SubscriptionRow, officer: Actor, origin: RequestOrigin) {
-    return { action, outcome: 'allowed' as const, actor: officer, origin, details: { webhook_id: row.id, url: recordedUrl(new URL(row.url)) } };
+  /** A change's audit event: the subscription's id and url, never its secret. */
+  private changeEvent(action: string, { id, url }: Pick<SubscriptionRow, 'id' | 'url'>, officer: Actor, origin: RequestOrigin): AuditEntry {
+    return { action, outcome: 'allowed', actor: officer, origin, details: { webhook_id: id, url: recordedUrl(new URL(url)) } };
   }
 
   /** The cursor a new subscription starts after: delivery starts with the event after it. */
@@ -179,10 +208,6 @@ export class WebhooksService {
       throw new ValidationFailedError(`start names no event of the trail: ${start}`);
     }
     return start - 1;
-  }
-
-  private positionOf(cursor: string | undefined): number | undefined {
-    return cursor === undefined ? undefined : decodeAuditCursor(cursor);
   }
 
   private assertSecretsAvailable(): void {

@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AssetsControllerDecommissionData, AssetsControllerDecommissionErrors, AssetsControllerDecommissionResponses, AssetsControllerFindOneData, AssetsControllerFindOneErrors, AssetsControllerFindOneResponses, AssetsControllerListData, AssetsControllerListErrors, AssetsControllerListResponses, AssetsControllerRecommissionData, AssetsControllerRecommissionErrors, AssetsControllerRecommissionResponses, AuditControllerCheckpointData, AuditControllerCheckpointErrors, AuditControllerCheckpointResponses, AuditControllerConsistencyProofData, AuditControllerConsistencyProofErrors, AuditControllerConsistencyProofResponses, AuditControllerInclusionProofData, AuditControllerInclusionProofErrors, AuditControllerInclusionProofResponses, AuditControllerListData, AuditControllerListErrors, AuditControllerListResponses, AuditControllerStreamData, AuditControllerStreamErrors, AuditControllerStreamResponse, AuditControllerStreamResponses, AuditControllerVerifierKeyData, AuditControllerVerifierKeyErrors, AuditControllerVerifierKeyResponses, AuditControllerVerifyData, AuditControllerVerifyErrors, AuditControllerVerifyResponses, DecommissionRequestsControllerApproveData, DecommissionRequestsControllerApproveErrors, DecommissionRequestsControllerApproveResponses, DecommissionRequestsControllerFindOneData, DecommissionRequestsControllerFindOneErrors, DecommissionRequestsControllerFindOneResponses, DecommissionRequestsControllerListData, DecommissionRequestsControllerListErrors, DecommissionRequestsControllerListResponses, DecommissionRequestsControllerRejectData, DecommissionRequestsControllerRejectErrors, DecommissionRequestsControllerRejectResponses, DecommissionRequestsControllerWithdrawData, DecommissionRequestsControllerWithdrawErrors, DecommissionRequestsControllerWithdrawResponses, FleetControllerListStarDestroyersData, FleetControllerListStarDestroyersErrors, FleetControllerListStarDestroyersResponses, HealthControllerLiveData, HealthControllerLiveErrors, HealthControllerLiveResponses, HealthControllerReadyData, HealthControllerReadyErrors, HealthControllerReadyResponses, MetricsControllerScrapeData, MetricsControllerScrapeErrors, MetricsControllerScrapeResponses } from './types.gen';
+import type { AssetsControllerDecommissionData, AssetsControllerDecommissionErrors, AssetsControllerDecommissionResponses, AssetsControllerFindOneData, AssetsControllerFindOneErrors, AssetsControllerFindOneResponses, AssetsControllerListData, AssetsControllerListErrors, AssetsControllerListResponses, AssetsControllerRecommissionData, AssetsControllerRecommissionErrors, AssetsControllerRecommissionResponses, AuditControllerCheckpointData, AuditControllerCheckpointErrors, AuditControllerCheckpointResponses, AuditControllerConsistencyProofData, AuditControllerConsistencyProofErrors, AuditControllerConsistencyProofResponses, AuditControllerInclusionProofData, AuditControllerInclusionProofErrors, AuditControllerInclusionProofResponses, AuditControllerListData, AuditControllerListErrors, AuditControllerListResponses, AuditControllerStreamData, AuditControllerStreamErrors, AuditControllerStreamResponse, AuditControllerStreamResponses, AuditControllerVerifierKeyData, AuditControllerVerifierKeyErrors, AuditControllerVerifierKeyResponses, AuditControllerVerifyData, AuditControllerVerifyErrors, AuditControllerVerifyResponses, DecommissionRequestsControllerApproveData, DecommissionRequestsControllerApproveErrors, DecommissionRequestsControllerApproveResponses, DecommissionRequestsControllerFindOneData, DecommissionRequestsControllerFindOneErrors, DecommissionRequestsControllerFindOneResponses, DecommissionRequestsControllerListData, DecommissionRequestsControllerListErrors, DecommissionRequestsControllerListResponses, DecommissionRequestsControllerRejectData, DecommissionRequestsControllerRejectErrors, DecommissionRequestsControllerRejectResponses, DecommissionRequestsControllerWithdrawData, DecommissionRequestsControllerWithdrawErrors, DecommissionRequestsControllerWithdrawResponses, FleetControllerListStarDestroyersData, FleetControllerListStarDestroyersErrors, FleetControllerListStarDestroyersResponses, HealthControllerLiveData, HealthControllerLiveErrors, HealthControllerLiveResponses, HealthControllerReadyData, HealthControllerReadyErrors, HealthControllerReadyResponses, MetricsControllerScrapeData, MetricsControllerScrapeErrors, MetricsControllerScrapeResponses, WebhooksControllerCreateData, WebhooksControllerCreateErrors, WebhooksControllerCreateResponses, WebhooksControllerDeleteData, WebhooksControllerDeleteErrors, WebhooksControllerDeleteResponses, WebhooksControllerDeliveriesData, WebhooksControllerDeliveriesErrors, WebhooksControllerDeliveriesResponses, WebhooksControllerFindOneData, WebhooksControllerFindOneErrors, WebhooksControllerFindOneResponses, WebhooksControllerListData, WebhooksControllerListErrors, WebhooksControllerListResponses, WebhooksControllerResumeData, WebhooksControllerResumeErrors, WebhooksControllerResumeResponses, WebhooksControllerRotateSecretData, WebhooksControllerRotateSecretErrors, WebhooksControllerRotateSecretResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -303,6 +303,103 @@ export class Audit extends HeyApiClient {
     }
 }
 
+export class Webhooks extends HeyApiClient {
+    /**
+     * List webhook subscriptions, newest first (clearance 7 or higher)
+     *
+     * Without their secrets. Paged by limit and cursor.
+     */
+    public list<ThrowOnError extends boolean = false>(options?: Options<WebhooksControllerListData, ThrowOnError>): RequestResult<WebhooksControllerListResponses, WebhooksControllerListErrors, ThrowOnError> {
+        return (options?.client ?? this.client).get<WebhooksControllerListResponses, WebhooksControllerListErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/webhooks',
+            ...options
+        });
+    }
+    
+    /**
+     * Subscribe a url to the trail: a signed POST per event (clearance 9 or higher)
+     *
+     * Checks run in order: token (401), clearance (403), body (400), url (400 WEBHOOK_URL_FORBIDDEN: scheme, or a host that is or resolves to a forbidden address), start (400), WEBHOOK_SUBSCRIPTIONS_MAX (409). The subscription, its place in the chain and its audit event (webhook.create) are written together. The secret is shown in this answer only.
+     */
+    public create<ThrowOnError extends boolean = false>(options: Options<WebhooksControllerCreateData, ThrowOnError>): RequestResult<WebhooksControllerCreateResponses, WebhooksControllerCreateErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<WebhooksControllerCreateResponses, WebhooksControllerCreateErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/webhooks',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+    
+    /**
+     * Delete a webhook subscription (clearance 9 or higher)
+     *
+     * Its deliveries stop; the subscription, its place in the chain and its attempts are removed with its audit event (webhook.delete), in one transaction. Answers 200 with what was deleted, as the other DELETE does.
+     */
+    public delete<ThrowOnError extends boolean = false>(options: Options<WebhooksControllerDeleteData, ThrowOnError>): RequestResult<WebhooksControllerDeleteResponses, WebhooksControllerDeleteErrors, ThrowOnError> {
+        return (options.client ?? this.client).delete<WebhooksControllerDeleteResponses, WebhooksControllerDeleteErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/webhooks/{id}',
+            ...options
+        });
+    }
+    
+    /**
+     * Get a webhook subscription and where its delivery stands (clearance 7 or higher)
+     *
+     * Without its secret.
+     */
+    public findOne<ThrowOnError extends boolean = false>(options: Options<WebhooksControllerFindOneData, ThrowOnError>): RequestResult<WebhooksControllerFindOneResponses, WebhooksControllerFindOneErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<WebhooksControllerFindOneResponses, WebhooksControllerFindOneErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/webhooks/{id}',
+            ...options
+        });
+    }
+    
+    /**
+     * Resume a webhook subscription from the event it stopped at (clearance 9 or higher)
+     *
+     * state active, attempts 0, the next attempt at once; the cursor stays, so the event that failed is delivered first. Audited (webhook.resume), on an active subscription too.
+     */
+    public resume<ThrowOnError extends boolean = false>(options: Options<WebhooksControllerResumeData, ThrowOnError>): RequestResult<WebhooksControllerResumeResponses, WebhooksControllerResumeErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<WebhooksControllerResumeResponses, WebhooksControllerResumeErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/webhooks/{id}/resume',
+            ...options
+        });
+    }
+    
+    /**
+     * Replace a webhook subscription's secret (clearance 9 or higher)
+     *
+     * The new secret is shown in this answer only. For 24 hours every delivery carries two signatures, the new secret's and the old one's, so the receiver can switch without losing any. Audited (webhook.rotate_secret).
+     */
+    public rotateSecret<ThrowOnError extends boolean = false>(options: Options<WebhooksControllerRotateSecretData, ThrowOnError>): RequestResult<WebhooksControllerRotateSecretResponses, WebhooksControllerRotateSecretErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<WebhooksControllerRotateSecretResponses, WebhooksControllerRotateSecretErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/webhooks/{id}/rotate-secret',
+            ...options
+        });
+    }
+    
+    /**
+     * A webhook subscription's delivery attempts, newest first (clearance 7 or higher)
+     *
+     * Each attempt: the event, its attempt number, the HTTP status or the error, how long it took, when. Paged by limit and cursor.
+     */
+    public deliveries<ThrowOnError extends boolean = false>(options: Options<WebhooksControllerDeliveriesData, ThrowOnError>): RequestResult<WebhooksControllerDeliveriesResponses, WebhooksControllerDeliveriesErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<WebhooksControllerDeliveriesResponses, WebhooksControllerDeliveriesErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/webhooks/{id}/deliveries',
+            ...options
+        });
+    }
+}
+
 export class Metrics extends HeyApiClient {
     /**
      * Prometheus metrics: requests by route and status, decommission outcomes, audit events, database pool, process
@@ -348,6 +445,11 @@ export class FleetRegistrySdk extends HeyApiClient {
     private _audit?: Audit;
     get audit(): Audit {
         return this._audit ??= new Audit({ client: this.client });
+    }
+    
+    private _webhooks?: Webhooks;
+    get webhooks(): Webhooks {
+        return this._webhooks ??= new Webhooks({ client: this.client });
     }
     
     private _metrics?: Metrics;

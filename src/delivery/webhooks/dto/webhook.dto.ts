@@ -1,8 +1,21 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsObject, IsOptional, IsUUID, ValidateBy, ValidateNested } from 'class-validator';
 import { AUDIT_ACTIONS, IsAuditCursor } from '../../../audit';
-import { CURSOR_SCHEMA, DEFAULT_PAGE_SIZE, INSTANT_SCHEMA, IsIntInRange, IsNonBlankString, MAX_PAGE_SIZE, SAFE_INTEGER_BOUNDS, SuccessEnvelope, textSchema, ToInteger } from '../../../common';
+import {
+  CURSOR_SCHEMA,
+  INSTANT_SCHEMA,
+  IsNonBlankString,
+  IsNotCombinedWith,
+  KeysetPagePosition,
+  MAX_PAGE_SIZE,
+  NextCursor,
+  PageMetaDto,
+  PageQueryDto,
+  SAFE_INTEGER_BOUNDS,
+  SuccessEnvelope,
+  textSchema,
+} from '../../../common';
 import { DELIVERY_FEED_STATES } from '../../../database';
 
 /** The longest url a subscription takes: what browsers and proxies reliably carry. */
@@ -10,6 +23,9 @@ export const URL_MAX_LENGTH = 2048;
 export const DESCRIPTION_MAX_LENGTH = 500;
 /** An asset id as the trail records it, valid or not: the filter matches what the trail holds. */
 const FILTER_ASSET_ID_MAX_LENGTH = 64;
+/** WEBHOOK_MAX_ATTEMPTS's bound: no event is attempted more often. */
+const ATTEMPTS_MAX = 1_000;
+const INT32_MAX = 2_147_483_647;
 /** The longest error an attempt keeps. */
 const ATTEMPT_ERROR_MAX_LENGTH = 1024;
 const OUTCOMES = ['allowed', 'denied'] as const;
@@ -115,7 +131,7 @@ export class WebhookDto {
   @ApiProperty({ ...EVENT_ID_SCHEMA, example: 41, description: 'The id of the last event it has passed (delivered, or not taken by its filter); the next delivery is of a later one.' })
   cursor!: number;
 
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, example: 0, description: 'Failed attempts at the event after the cursor.' })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, maximum: ATTEMPTS_MAX, example: 0, description: 'Failed attempts at the event after the cursor.' })
   attempts!: number;
 
   @ApiProperty({ ...textSchema(ATTEMPT_ERROR_MAX_LENGTH), nullable: true, example: null, description: "The last failed attempt's error; null once an attempt succeeds." })
@@ -145,37 +161,27 @@ export class RotatedSecretDto {
   previous_secret_until!: string;
 }
 
-export class ListWebhooksQueryDto {
-  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'The maximum number of items to return.' })
-  @IsOptional()
-  @ToInteger()
-  @IsIntInRange(1, MAX_PAGE_SIZE)
-  readonly limit: number = DEFAULT_PAGE_SIZE;
-
-  @ApiPropertyOptional({ ...CURSOR_SCHEMA, description: "Keyset cursor: the previous page's next_cursor; the page holds the items older than that page's last." })
+export class ListWebhooksQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ ...CURSOR_SCHEMA, description: "Keyset cursor: the previous page's next_cursor; the page holds the items older than that page's last. Not together with page." })
   @IsOptional()
   @IsAuditCursor()
+  @IsNotCombinedWith('page')
   readonly cursor?: string;
 }
 
-class KeysetPage {
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, example: 10, description: 'The effective page size.' })
-  per_page!: number;
-
-  @ApiProperty({ ...CURSOR_SCHEMA, nullable: true, example: 'ZTQy', description: 'Pass as cursor for the next (older) page; null on the last page.' })
-  next_cursor!: string | null;
-}
-
-export class WebhookPageDto extends KeysetPage {
+class WebhookItems {
   @ApiProperty({ type: [WebhookDto], maxItems: MAX_PAGE_SIZE })
   webhooks!: WebhookDto[];
 }
+
+/** The fields in the order the service writes them, which Swagger UI's example follows. */
+export class WebhookPageDto extends IntersectionType(WebhookItems, KeysetPagePosition, PickType(PageMetaDto, ['per_page'] as const), NextCursor) {}
 
 export class DeliveryAttemptDto {
   @ApiProperty({ ...EVENT_ID_SCHEMA, minimum: 1, example: 42, description: 'The event delivered: its webhook-id.' })
   event_id!: number;
 
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, example: 1, description: 'Counts from 1 for each event.' })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: ATTEMPTS_MAX, example: 1, description: 'Counts from 1 for each event.' })
   attempt!: number;
 
   @ApiProperty({ type: 'integer', format: 'int32', minimum: 100, maximum: 599, nullable: true, example: 204, description: "The receiver's HTTP status; null when it gave none." })
@@ -184,17 +190,19 @@ export class DeliveryAttemptDto {
   @ApiProperty({ ...textSchema(ATTEMPT_ERROR_MAX_LENGTH), nullable: true, example: null, description: 'What went wrong (timeout, refused connection, non-2xx, forbidden address); null when delivered.' })
   error!: string | null;
 
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, example: 37 })
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, maximum: INT32_MAX, example: 37 })
   duration_ms!: number;
 
   @ApiProperty({ ...INSTANT_SCHEMA, example: '2026-11-21T10:15:30.120Z' })
   attempted_at!: string;
 }
 
-export class DeliveryAttemptPageDto extends KeysetPage {
+class DeliveryAttemptItems {
   @ApiProperty({ type: [DeliveryAttemptDto], maxItems: MAX_PAGE_SIZE })
   deliveries!: DeliveryAttemptDto[];
 }
+
+export class DeliveryAttemptPageDto extends IntersectionType(DeliveryAttemptItems, KeysetPagePosition, PickType(PageMetaDto, ['per_page'] as const), NextCursor) {}
 
 export class WebhookResponseDto extends SuccessEnvelope(WebhookDto) {}
 export class CreatedWebhookResponseDto extends SuccessEnvelope(CreatedWebhookDto) {}
