@@ -4,7 +4,7 @@ import type { Logger } from '@nestjs/common';
 import type { AuditEventsService, ShownAuditEvent } from '../../audit';
 import type { DeliveryConfig } from '../../config';
 import type { FeedLag, Metrics } from '../../observability';
-import type { DeliveryFeedsRepository, HeldFeed } from './delivery-feeds.repository';
+import type { AttemptRecord, DeliveryFeedsRepository, HeldFeed } from './delivery-feeds.repository';
 import type { FeedSender } from './feed-sender';
 import { retryDelayMs } from './retry-delay';
 
@@ -32,8 +32,9 @@ const aborted = (error: unknown) => error instanceof Error && error.name === 'Ab
  * those the feed does not take, and sends the next one it takes, one at a time, in chain order. A
  * delivered event moves the cursor in the database; a failed one is retried after a backoff, and
  * nothing after it goes first, until WEBHOOK_MAX_ATTEMPTS failed attempts turn the feed failing (when its
- * sender `turnsFailing`: a webhook). The cursor moves only after a delivery, so a process killed at any
- * moment sends again at most the event it was sending. Every write names this instance as the lease's owner: one that lost the lease stops.
+ * sender `turnsFailing`: a webhook). The cursor moves only after a delivery (its write overlapping the
+ * next send), so a process killed at any moment has its successor send again at most the event it was
+ * sending and the one whose cursor it was writing. Every write names this instance as the lease's owner: one that lost the lease stops.
  */
 export class FeedRunner {
   readonly feedId: string;
@@ -47,6 +48,12 @@ export class FeedRunner {
   private readonly wakes = new EventTarget();
   private readonly stopping = new AbortController();
   private readonly firstRetryInMs: number;
+  /**
+   * The cursor write of the last delivery, still under way while the next event is sent: a send does not
+   * wait for the commit before it, and the writes stay in order, each awaiting the one before (stored()).
+   * False once the lease was lost; a failure of the database surfaces where it is next awaited.
+   */
+  private storing: Promise<boolean> = Promise.resolve(true);
   /** Batches in a row that failed on an error (a database down, a secret that no longer opens). */
   private errorsInARow = 0;
 
@@ -86,6 +93,8 @@ export class FeedRunner {
         }
       }
     } finally {
+      // The last delivery's cursor, before the dispatcher hands the lease back.
+      await this.stored().catch(() => false);
       this.sender.close();
     }
   }
@@ -112,7 +121,7 @@ export class FeedRunner {
   /** One batch of events after the cursor; true when it found the feed caught up. */
   private async deliverBatch(): Promise<boolean> {
     this.woken = false;
-    if (!(await this.sender.refresh())) {
+    if (!(await this.stored()) || !(await this.sender.refresh())) {
       this.stop();
       return false;
     }
@@ -128,9 +137,13 @@ export class FeedRunner {
       passed = event.id;
     }
     this.pendingSince = undefined;
-    if (passed > this.cursor) {
-      // Only passed-over events since the last delivery: their place is stored once per batch.
-      await this.moveCursor(passed);
+    if (!(await this.stored())) {
+      return false;
+    }
+    // Only passed-over events since the last delivery: their place is stored once per batch.
+    if (passed > this.cursor && !(await this.store(passed))) {
+      this.stop();
+      return false;
     }
     return events.length < BATCH;
   }
@@ -144,17 +157,18 @@ export class FeedRunner {
       const result = await this.sender.send(event, attempt, this.stopping.signal);
       const record = { eventId: event.id, attempt, status: result.status, durationMs: performance.now() - started };
       if (result.delivered) {
-        // Stored even when stopping: the receiver has it, and sending it again is what the cursor avoids.
-        if (!(await feeds.advance(this.feedId, owner, event.id, record))) {
-          this.stop();
+        metrics.feedEventDelivered(this.feedId);
+        this.attempts = 0;
+        if (!(await this.stored())) {
           return false;
         }
-        metrics.feedEventDelivered(this.feedId);
-        this.cursor = event.id;
-        this.attempts = 0;
+        // Stored even when stopping: the receiver has it, and sending it again is what the cursor avoids.
+        this.storing = this.store(event.id, record);
+        // Handled where it is next awaited; marked handled now, so a failure meanwhile is no unhandled rejection.
+        this.storing.catch(() => undefined);
         return true;
       }
-      if (this.stopped) {
+      if (this.stopped || !(await this.stored())) {
         return false;
       }
       const failing = this.sender.turnsFailing && attempt >= config.maxAttempts;
@@ -180,12 +194,24 @@ export class FeedRunner {
     }
   }
 
-  private async moveCursor(cursor: number): Promise<void> {
-    if (await this.context.feeds.advance(this.feedId, this.context.owner, cursor)) {
+  /** Moves the cursor in the database, with the delivering attempt; false when the lease is no longer this instance's. */
+  private async store(cursor: number, delivered?: AttemptRecord): Promise<boolean> {
+    const moved = await this.context.feeds.advance(this.feedId, this.context.owner, cursor, delivered);
+    if (moved) {
       this.cursor = cursor;
-    } else {
-      this.stop();
     }
+    return moved;
+  }
+
+  /** Waits for the last delivery's cursor write: false, and the runner stopped, when the lease was lost; throws, once, what failed it. */
+  private async stored(): Promise<boolean> {
+    const storing = this.storing;
+    this.storing = Promise.resolve(true);
+    if (!(await storing)) {
+      this.stop();
+      return false;
+    }
+    return true;
   }
 
   /** Waits `ms`, or less if the runner stops; wakes do not shorten it. */
