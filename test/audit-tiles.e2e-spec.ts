@@ -198,6 +198,12 @@ describeEachDatabase('the audit trail as C2SP tlog-tiles', (engine) => {
       assert.equal((await get('/v1/audit/tile/0/x000/001').expect(404)).body.message.includes('x001/x234/067'), true);
     });
 
+    it('answers another method on a tile 405, naming GET', async () => {
+      const reply = await t.http().post('/v1/audit/tile/0/x001/000.p/5').set('Authorization', admiral).expect(405);
+      expectErrorBody(reply, 405, 'METHOD_NOT_ALLOWED');
+      assert.equal(reply.headers.allow, 'GET, HEAD');
+    });
+
     it('refuses tiles without a token with 401 and below clearance 7 with 403, and records both refusals', async () => {
       expectErrorBody(await t.http().get('/v1/audit/tile/0/000').expect(401), 401, 'UNAUTHENTICATED');
       expectErrorBody(await get('/v1/audit/tile/entries/000', t.bearer('lieutenant-6', 6)).expect(403), 403, 'CLEARANCE_INSUFFICIENT');

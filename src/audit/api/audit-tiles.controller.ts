@@ -1,6 +1,6 @@
-import { Controller, Get, Inject, Param, Res, StreamableFile } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import { Controller, createParamDecorator, type ExecutionContext, Get, Inject, Param, Res, StreamableFile } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import { ApiErrorResponse } from '../../common';
 import { AUDIT_CONFIG, type AuditConfig } from '../../config';
 import { AUDIT_ACTIONS } from '../audit.vocabulary';
@@ -16,14 +16,19 @@ const PARTIAL_TILE_MAX_AGE_S = 60;
 const INDEX_PATH_PARAM = {
   name: 'path',
   description: 'The tile index N as 3-digit groups, all but the last prefixed with x (1234067 is x001/x234/067), then `.p/<W>` (W from 1 to 255) for a partial tile of W hashes',
-  schema: { type: 'string', pattern: '^(x[0-9]{3}/){0,5}[0-9]{3}(\\.p/[1-9][0-9]{0,2})?$', maxLength: 30 },
-  example: '000.p/17',
+  schema: { type: 'string', pattern: '^(x[0-9]{3}/){0,5}[0-9]{3}(\\.p/[1-9][0-9]{0,2})?$', maxLength: 30, example: '000' },
 } as const;
 const NOT_A_TILE = [404, TILE_NOT_FOUND, 'the tree of the latest checkpoint (57 entries) does not hold this tile yet', 'A path that names no tile: malformed, or past the tree of the latest checkpoint (AUDIT_TILE_NOT_FOUND)'] as const;
 const NO_CHECKPOINT = [503, 'SERVICE_UNAVAILABLE', 'No audit checkpoint has been signed yet; retry in a moment', 'no audit checkpoint signed yet (SERVICE_UNAVAILABLE)'] as const;
 const ACCESS =
   'Clearance 7 or higher, or no token at all where AUDIT_TILES_PUBLIC=true. Full tiles never change and are cached for a year (`immutable`; `public` where AUDIT_TILES_PUBLIC=true, ' +
   `\`private\` otherwise, so that no shared cache serves a tile to a caller without a token); partial tiles for ${PARTIAL_TILE_MAX_AGE_S} s.`;
+
+/** The tile index path after `tile/<level>/`, as written: Express hands a wildcard over as its segments. */
+const TileIndexPath = createParamDecorator((_data: unknown, context: ExecutionContext): string => {
+  const segments = context.switchToHttp().getRequest<Request>().params.path;
+  return Array.isArray(segments) ? segments.join('/') : segments;
+});
 
 /**
  * The audit tree as C2SP tlog-tiles (https://c2sp.org/tlog-tiles), beside GET /v1/audit/checkpoint: with
@@ -48,12 +53,11 @@ export class AuditTilesController {
       `SHA-256 of 0x00 and an entry is its hash in the level-0 tile of the same index. ${ACCESS}`,
   })
   @ApiParam(INDEX_PATH_PARAM)
-  @ApiProduces(OCTETS)
   @ApiOkResponse({ description: 'The entries, each after its length', content: { [OCTETS]: { schema: ENTRY_BUNDLE_SCHEMA } } })
   @ApiErrorResponse(...NOT_A_TILE)
   @ApiErrorResponse(...NO_CHECKPOINT)
-  async entries(@Param('path') path: string[], @Res({ passthrough: true }) res: Response): Promise<StreamableFile> {
-    return this.send(await this.tiles.read('entries', path.join('/')), res);
+  async entries(@TileIndexPath() path: string, @Res({ passthrough: true }) res: Response): Promise<StreamableFile> {
+    return this.send(await this.tiles.read('entries', path), res);
   }
 
   @Get(':level/*path')
@@ -65,14 +69,13 @@ export class AuditTilesController {
       'The raw 32-byte SHA-256 hashes, one after another, of the complete subtrees of 256^level leaves numbered 256·N onwards: at level 0 the leaf hashes, ' +
       `at level 1 the roots of the full level-0 tiles, and so on. ${ACCESS}`,
   })
-  @ApiParam({ name: 'level', description: 'The tile level, 0 to 63', schema: { type: 'string', pattern: '^(0|[1-9][0-9]?)$', maxLength: 2 }, example: '0' })
+  @ApiParam({ name: 'level', description: 'The tile level, 0 to 63', schema: { type: 'string', pattern: '^(0|[1-9][0-9]?)$', maxLength: 2, example: '0' } })
   @ApiParam(INDEX_PATH_PARAM)
-  @ApiProduces(OCTETS)
   @ApiOkResponse({ description: 'The hashes, 32 bytes each', content: { [OCTETS]: { schema: HASH_TILE_SCHEMA } } })
   @ApiErrorResponse(...NOT_A_TILE)
   @ApiErrorResponse(...NO_CHECKPOINT)
-  async hashes(@Param('level') level: string, @Param('path') path: string[], @Res({ passthrough: true }) res: Response): Promise<StreamableFile> {
-    return this.send(await this.tiles.read(level, path.join('/')), res);
+  async hashes(@Param('level') level: string, @TileIndexPath() path: string, @Res({ passthrough: true }) res: Response): Promise<StreamableFile> {
+    return this.send(await this.tiles.read(level, path), res);
   }
 
   /** The bytes as they are (a Buffer returned plainly would be sent as JSON), with the caching its fullness allows. */
