@@ -171,7 +171,7 @@ describeEachDatabase('the audit trail as C2SP tlog-tiles', (engine) => {
       assert.equal(partial.headers['cache-control'], 'private, max-age=60');
       assert.equal(partial.body.length, 17 * 32);
       assert.equal((await get('/v1/audit/tile/entries/001').expect(200)).headers['cache-control'], 'private, max-age=31536000, immutable');
-      assert.equal((await t.http().get('/v1/audit/checkpoint').set('Authorization', admiral).expect(200)).headers['cache-control'], 'no-cache');
+      assert.equal((await t.http().get('/v1/audit/checkpoint').set('Authorization', admiral).expect(200)).headers['cache-control'], 'no-store');
     });
 
     it('serves a narrower partial tile of a full one, which an older checkpoint needed', async () => {
@@ -232,7 +232,7 @@ describeEachDatabase('the audit trail as C2SP tlog-tiles', (engine) => {
       await extendTrail(t.db, 300);
       await waitUntil(async () => checkpointOf((await t.http().get('/v1/audit/checkpoint').expect(200)).text).size === 300, 'no checkpoint of 300 entries within 10 s');
       const note = await t.http().get('/v1/audit/checkpoint').expect(200);
-      assert.equal(note.headers['cache-control'], 'no-cache');
+      assert.equal(note.headers['cache-control'], 'no-store');
 
       const { root } = await readTree(tilesClient(await listenOnLoopback(t)), 300);
 

@@ -123,12 +123,11 @@ export class AuditController {
     summary: 'The latest signed checkpoint of the audit tree (clearance 7 or higher, or public where AUDIT_TILES_PUBLIC=true)',
     description:
       'A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one. ' +
-      'The checkpoint of the tlog-tiles under /v1/audit/tile; served with `Cache-Control: no-cache`, as it changes whenever the tree grows.',
+      'The checkpoint of the tlog-tiles under /v1/audit/tile; like every answer but the tiles, served with `Cache-Control: no-store`, as it changes whenever the tree grows.',
   })
   @ApiOkResponse({ description: 'The note exactly as signed', content: { [TEXT]: { schema: CHECKPOINT_SCHEMA } } })
   @ApiErrorResponse(503, ...NO_CHECKPOINT, 'no audit checkpoint signed yet (SERVICE_UNAVAILABLE)')
   @Header('Content-Type', TEXT)
-  @Header('Cache-Control', 'no-cache')
   async checkpoint(): Promise<string> {
     return (await this.tree.latestCheckpoint()).note;
   }
