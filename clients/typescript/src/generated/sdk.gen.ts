@@ -253,7 +253,7 @@ export class Audit extends HeyApiClient {
     /**
      * The latest signed checkpoint of the audit tree (clearance 7 or higher, or public where AUDIT_TILES_PUBLIC=true)
      *
-     * A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one. The checkpoint of the tlog-tiles under /v1/audit/tile; served with `Cache-Control: no-cache`, as it changes whenever the tree grows.
+     * A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one. The checkpoint of the tlog-tiles under /v1/audit/tile; like every answer but the tiles, served with `Cache-Control: no-store`, as it changes whenever the tree grows.
      */
     public checkpoint<ThrowOnError extends boolean = false>(options?: Options<AuditControllerCheckpointData, ThrowOnError>): RequestResult<AuditControllerCheckpointResponses, AuditControllerCheckpointErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<AuditControllerCheckpointResponses, AuditControllerCheckpointErrors, ThrowOnError>({
