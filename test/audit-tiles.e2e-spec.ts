@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Response } from 'supertest';
 import { describeEachDatabase } from './support/databases';
-import { expectErrorBody, listAuditEvents } from './support/http';
+import { DECOMMISSION_BODY } from './support/fixtures';
+import { decommission, expectErrorBody, listAuditEvents } from './support/http';
 import { listenOnLoopback, startTestApp, type TestApp } from './support/test-app';
 import { extendTrail } from './support/trail';
 import { waitUntil } from './support/wait';
@@ -224,21 +225,26 @@ describeEachDatabase('the audit trail as C2SP tlog-tiles', (engine) => {
     let t: TestApp;
 
     before(async () => {
-      t = await startTestApp({ engine, records: false, env: { AUDIT_CHECKPOINT_INTERVAL_MS: '100', AUDIT_TILES_PUBLIC: 'true' } });
+      t = await startTestApp({ engine, env: { AUDIT_CHECKPOINT_INTERVAL_MS: '100', AUDIT_TILES_PUBLIC: 'true' } });
     });
     after(() => t.close());
 
     it('serves the checkpoint and the tiles to anyone, full tiles as public and immutable, and their root is the checkpoint root', async () => {
+      // A decision with details among the leaves: its entry holds them as the tree hashes them.
+      await decommission(t, 'TIE-0001', t.bearer('admiral-7', 7)).expect(200);
       await extendTrail(t.db, 300);
-      await waitUntil(async () => checkpointOf((await t.http().get('/v1/audit/checkpoint').expect(200)).text).size === 300, 'no checkpoint of 300 entries within 10 s');
+      const { event_count: size } = await t.db.selectFrom('audit_chain_head').select('event_count').executeTakeFirstOrThrow();
+      await waitUntil(async () => checkpointOf((await t.http().get('/v1/audit/checkpoint').expect(200)).text).size === size, `no checkpoint of ${size} entries within 10 s`);
       const note = await t.http().get('/v1/audit/checkpoint').expect(200);
       assert.equal(note.headers['cache-control'], 'no-store');
 
-      const { root } = await readTree(tilesClient(await listenOnLoopback(t)), 300);
+      const { root, entries } = await readTree(tilesClient(await listenOnLoopback(t)), size);
 
       assert.equal(root.toString('base64'), checkpointOf(note.text).root);
+      const leaves = entries.map((entry) => JSON.parse(entry.toString()) as unknown[]);
+      assert.deepEqual(leaves.filter((leaf) => leaf[2] === 'asset.decommission').map((leaf) => leaf[13]), [DECOMMISSION_BODY]);
       assert.equal((await t.http().get('/v1/audit/tile/0/000').expect(200)).headers['cache-control'], 'public, max-age=31536000, immutable');
-      assert.equal((await t.http().get('/v1/audit/tile/0/001.p/44').expect(200)).headers['cache-control'], 'public, max-age=60');
+      assert.equal((await t.http().get('/v1/audit/tile/0/001.p/1').expect(200)).headers['cache-control'], 'public, max-age=60');
     });
 
     it('lets a token of any clearance through the tiles, and keeps the other audit routes behind clearance 7', async () => {
