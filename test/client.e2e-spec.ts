@@ -8,6 +8,8 @@ import { CLIENT_GENERATED_DIR, generateClient, readGeneratedFiles } from './supp
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_BODY, RECOMMISSION_BODY } from './support/fixtures';
 import { listenOnLoopback, startTestApp, type TestApp } from './support/test-app';
+import { extendTrail } from './support/trail';
+import { waitUntil } from './support/wait';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -81,5 +83,27 @@ describeEachDatabase('the typed client (clients/typescript) against the service'
     assert.equal((await admiral.webhooks.delete({ path })).response?.status, 200);
     const gone = await client.webhooks.findOne({ path });
     assert.equal(gone.error?.error_code, 'WEBHOOK_NOT_FOUND');
+  });
+});
+
+describeEachDatabase('the typed client reads the audit tiles', (engine) => {
+  let t: TestApp;
+  let client: FleetRegistryClient;
+
+  before(async () => {
+    t = await startTestApp({ engine, records: false, env: { AUDIT_CHECKPOINT_INTERVAL_MS: '100' } });
+    client = createFleetRegistryClient(await listenOnLoopback(t), t.bearer('admiral-7', 7).slice('Bearer '.length));
+  });
+  after(() => t.close());
+
+  it('fetches a partial hash tile and entry bundle, the index path sent as one parameter', async () => {
+    await extendTrail(t.db, 3);
+    await waitUntil(async () => (await client.audit.checkpoint()).data?.split('\n')[1] === '3', 'no checkpoint of 3 entries within 10 s');
+    const tile = await client.auditTiles.hashes({ path: { level: '0', path: '000.p/3' } });
+    assert.equal(tile.response?.status, 200);
+    assert.equal((await tile.data?.arrayBuffer())?.byteLength, 96);
+    const bundle = await client.auditTiles.entries({ path: { path: '000.p/2' } });
+    const bytes = Buffer.from((await bundle.data?.arrayBuffer()) ?? new ArrayBuffer(0));
+    assert.equal(JSON.parse(bytes.subarray(2, 2 + bytes.readUInt16BE(0)).toString())[0], 1, 'the first entry is the first event');
   });
 });

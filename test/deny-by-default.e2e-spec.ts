@@ -59,7 +59,8 @@ describeEachDatabase('deny by default, route by route from the OpenAPI document'
       .filter(({ route }) => route && Object.keys(route.methods).length <= OPERATION_METHODS.length)
       .flatMap(({ route }) => Object.keys(route?.methods ?? {}).map((method) => `${method} ${route?.path}`))
       .filter((route) => !/ \/(docs|$)/.test(route))
-      .map((route) => route.replace(/:(\w+)/g, '{$1}'));
+      // A parameter :name, or a wildcard *name (one or more segments), is {name} in the document.
+      .map((route) => route.replace(/[:*](\w+)/g, '{$1}'));
     assert.ok(served.length >= routes.length);
     for (const route of served) {
       assert.ok(documented.has(route), `${route} is in the OpenAPI document`);

@@ -3,20 +3,21 @@ import { TokenModule } from '../auth';
 import { DENIAL_RECORDER } from '../common';
 import { MetricsModule } from '../observability';
 import { RateLimitModule } from '../rate-limit';
-import { AuditController, AuditEventsService, AuditQueryRepository, AuditStream } from './api';
-import { AuditChainVerifier, AuditTree, ChainVerificationGate, ChainVerificationThread, TrailRepository } from './trail';
+import { AuditController, AuditEventsService, AuditQueryRepository, AuditStream, AuditTilesController } from './api';
+import { AuditChainVerifier, AuditTiles, AuditTree, ChainVerificationGate, ChainVerificationThread, TrailRepository } from './trail';
 import { AUDIT_LOG_PROVIDER, AuditLog, AuditService, AuditWriteRepository } from './write';
 
 /** The audit trail in three rooms: write/ (appending decisions), trail/ (chain, tree, checkpoints, verification), api/ (reading it over HTTP). */
 @Module({
   imports: [RateLimitModule, MetricsModule, TokenModule],
-  controllers: [AuditController],
+  controllers: [AuditController, AuditTilesController],
   providers: [
     AuditWriteRepository,
     AUDIT_LOG_PROVIDER,
     AuditService,
     TrailRepository,
     AuditTree,
+    AuditTiles,
     AuditChainVerifier,
     ChainVerificationThread,
     ChainVerificationGate,

@@ -1,4 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiErrorResponse } from '../common';
@@ -24,6 +25,23 @@ export const PUBLIC_OPERATION_EXTENSION = 'x-public';
 
 /** Every route needs a valid token unless it says otherwise here; the OpenAPI document says so too. */
 export const Public = () => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExtension(PUBLIC_OPERATION_EXTENSION, true));
+
+/** The switches a deployment may set to open a route to everyone, named as their variables. */
+export type RouteSwitch = 'AUDIT_TILES_PUBLIC';
+export const OPENED_BY = 'auth:opened-by';
+/** The OpenAPI extension naming the switch that opens an operation; the operation keeps its security otherwise. */
+export const OPENED_BY_EXTENSION = 'x-opened-by';
+/** The switches this deployment set (a ReadonlySet<RouteSwitch>): the routes they open need no token. */
+export const OPEN_ROUTE_SWITCHES = Symbol('OPEN_ROUTE_SWITCHES');
+
+/** A route a deployment may open to everyone: public where `routeSwitch` is set, guarded as it says otherwise. */
+export const OpenedBy = (routeSwitch: RouteSwitch) => applyDecorators(SetMetadata(OPENED_BY, routeSwitch), ApiExtension(OPENED_BY_EXTENSION, routeSwitch));
+
+/** Whether the route handled in `context` is opened by a switch this deployment set. */
+export function isOpened(reflector: Reflector, context: ExecutionContext, open: ReadonlySet<RouteSwitch>): boolean {
+  const routeSwitch = reflector.getAllAndOverride<RouteSwitch | undefined>(OPENED_BY, [context.getHandler(), context.getClass()]);
+  return routeSwitch !== undefined && open.has(routeSwitch);
+}
 
 export function clearanceDenial(requirement: ClearanceRequirement): ClearanceDenial {
   return requirement.deniedError?.() ?? new ClearanceInsufficientError(`Clearance level ${requirement.level} or higher is required`);

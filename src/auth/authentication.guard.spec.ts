@@ -6,7 +6,7 @@ import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-hos
 import type { Request } from 'express';
 import type { Denial } from '../common';
 import { denialOf } from '../http';
-import { Public } from './auth.decorators';
+import { OpenedBy, Public } from './auth.decorators';
 import { TokenRefusedError } from './auth.errors';
 import { AuthenticationGuard } from './authentication.guard';
 import { signHs256, tokenServiceFor } from '../../test/support/tokens';
@@ -16,6 +16,9 @@ class Probe {
   open(this: void): void {}
 
   guarded(this: void): void {}
+
+  @OpenedBy('AUDIT_TILES_PUBLIC')
+  openable(this: void): void {}
 }
 
 @Public()
@@ -49,7 +52,7 @@ function contextFor(request: Request, handler: (this: void) => void = Probe.prot
 
 describe('AuthenticationGuard', () => {
   const tokens = tokenServiceFor();
-  const sut = new AuthenticationGuard(new Reflector(), tokens);
+  const sut = new AuthenticationGuard(new Reflector(), tokens, new Set());
 
   /** Asserts the guard refuses with 401 and the given message, and returns the denial the filter records of it. */
   async function refuses(request: Request, message: string): Promise<Denial | undefined> {
@@ -76,6 +79,16 @@ describe('AuthenticationGuard', () => {
 
   it('lets every handler of a @Public() controller through without a token, at once', () => {
     assert.equal(sut.canActivate(contextFor(fakeRequest(), PublicProbe.prototype.handler, PublicProbe)), true);
+  });
+
+  it('lets a route opened by a switch the deployment set through without a token, at once', () => {
+    const opened = new AuthenticationGuard(new Reflector(), tokens, new Set(['AUDIT_TILES_PUBLIC']));
+
+    assert.equal(opened.canActivate(contextFor(fakeRequest(), Probe.prototype.openable)), true);
+  });
+
+  it('refuses a route that a switch could open, without a token, while the deployment has not set it', async () => {
+    await assert.rejects(async () => sut.canActivate(contextFor(fakeRequest(), Probe.prototype.openable)), TokenRefusedError);
   });
 
   it('refuses a request without an Authorization header with 401, as a TOKEN_MISSING denial of auth.authenticate', async () => {

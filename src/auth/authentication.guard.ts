@@ -1,8 +1,8 @@
-import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { Span } from '../common';
-import { bearerTokenOf, IS_PUBLIC } from './auth.decorators';
+import { bearerTokenOf, IS_PUBLIC, isOpened, OPEN_ROUTE_SWITCHES, type RouteSwitch } from './auth.decorators';
 import { TokenRefusedError } from './auth.errors';
 import type { TokenDenialReason } from './auth.vocabulary';
 import { TokenRejectedError, TokenService } from './token.service';
@@ -22,13 +22,14 @@ export class AuthenticationGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: TokenService,
+    @Inject(OPEN_ROUTE_SWITCHES) private readonly open: ReadonlySet<RouteSwitch>,
   ) {}
 
-  /** A public route is let through at once, without a promise for Nest to wait on. */
+  /** A public route, or one the deployment opened, is let through at once, without a promise for Nest to wait on. */
   @Span()
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
-    return isPublic ? true : this.checkToken(context);
+    return isPublic || isOpened(this.reflector, context, this.open) ? true : this.checkToken(context);
   }
 
   private async checkToken(context: ExecutionContext): Promise<boolean> {

@@ -7,7 +7,7 @@ import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-hos
 import type { Request } from 'express';
 import { ApiError, AuditedDenial, UnauthenticatedError } from '../common';
 import { denialOf } from '../http';
-import { RequiresClearance } from './auth.decorators';
+import { OpenedBy, RequiresClearance } from './auth.decorators';
 import { ClearanceInsufficientError } from './auth.errors';
 import { CLEARANCE_INSUFFICIENT } from './auth.vocabulary';
 import type { AuthenticatedOfficer } from './officer';
@@ -31,6 +31,10 @@ class Probe {
   decommission(this: void): void {}
 
   unrestricted(this: void): void {}
+
+  @RequiresClearance(7, { action: 'audit.read' })
+  @OpenedBy('AUDIT_TILES_PUBLIC')
+  readTiles(this: void): void {}
 }
 
 @RequiresClearance(5, { action: 'class.level' })
@@ -50,7 +54,7 @@ function contextFor(request: Request, handler: (this: void) => void, controller:
 }
 
 describe('ClearanceGuard', () => {
-  const sut = new ClearanceGuard(new Reflector());
+  const sut = new ClearanceGuard(new Reflector(), new Set());
 
   /** The error the guard throws for this request. */
   function refusal(request: Request, handler: (this: void) => void, controller?: new () => object): ApiError {
@@ -65,6 +69,16 @@ describe('ClearanceGuard', () => {
 
   it('lets a route without a clearance requirement through, even without an officer', () => {
     assert.equal(sut.canActivate(contextFor(fakeRequest(), Probe.prototype.unrestricted)), true);
+  });
+
+  it('lets a cleared route that the deployment opened through without an officer', () => {
+    const opened = new ClearanceGuard(new Reflector(), new Set(['AUDIT_TILES_PUBLIC']));
+
+    assert.equal(opened.canActivate(contextFor(fakeRequest(), Probe.prototype.readTiles)), true);
+  });
+
+  it('keeps the clearance of a route that a switch could open while the deployment has not set it', () => {
+    assert.ok(refusal(fakeRequest({ id: 'lieutenant-6', clearance: 6 }), Probe.prototype.readTiles) instanceof ClearanceInsufficientError);
   });
 
   it('refuses clearance 6 on a level-7 route with 403 CLEARANCE_INSUFFICIENT, as a denial of the route\'s action by that officer', () => {

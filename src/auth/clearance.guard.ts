@@ -1,8 +1,8 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { UnauthenticatedError, Span } from '../common';
-import { CLEARANCE_REQUIREMENT, ClearanceRequirement, clearanceDenial } from './auth.decorators';
+import { CLEARANCE_REQUIREMENT, ClearanceRequirement, clearanceDenial, isOpened, OPEN_ROUTE_SWITCHES, type RouteSwitch } from './auth.decorators';
 
 /**
  * Runs after AuthenticationGuard on routes marked with @RequiresClearance. It hands the route's audited
@@ -11,12 +11,16 @@ import { CLEARANCE_REQUIREMENT, ClearanceRequirement, clearanceDenial } from './
  */
 @Injectable()
 export class ClearanceGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(OPEN_ROUTE_SWITCHES) private readonly open: ReadonlySet<RouteSwitch>,
+  ) {}
 
   @Span()
   canActivate(context: ExecutionContext): boolean {
     const requirement = this.reflector.getAllAndOverride<ClearanceRequirement | undefined>(CLEARANCE_REQUIREMENT, [context.getHandler(), context.getClass()]);
-    if (!requirement) {
+    // A route the deployment opened needs no clearance: its requests carry no officer to check.
+    if (!requirement || isOpened(this.reflector, context, this.open)) {
       return true;
     }
     const request = context.switchToHttp().getRequest<Request>();

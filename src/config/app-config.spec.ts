@@ -48,6 +48,7 @@ describe('loadAppConfig', () => {
         checkpointIntervalMs: 1_000,
         batchLimit: 500, sequencerIntervalMs: 5, takeoverIntervalMs: 500, sequencingTimeoutMs: 10_000, readinessLagMs: 2_000,
         verificationsMax: 2,
+        tilesPublic: false,
       },
       docsEnabled: true,
       docsSourceMaps: true,

@@ -29,6 +29,7 @@ describe('loadAppConfig: the audit trail', () => {
         sequencingTimeoutMs: 10_000,
         readinessLagMs: 2_000,
         verificationsMax: 2,
+        tilesPublic: false,
       });
       const sut = load({
         AUDIT_BATCH_LIMIT: '100',
@@ -37,6 +38,7 @@ describe('loadAppConfig: the audit trail', () => {
         AUDIT_SEQUENCING_TIMEOUT_MS: '3000',
         AUDIT_READINESS_LAG_MS: '500',
         AUDIT_VERIFICATIONS_MAX: '4',
+        AUDIT_TILES_PUBLIC: 'true',
       });
       assert.deepEqual(sut.audit, {
         signingKey: undefined,
@@ -49,6 +51,7 @@ describe('loadAppConfig: the audit trail', () => {
         sequencingTimeoutMs: 3_000,
         readinessLagMs: 500,
         verificationsMax: 4,
+        tilesPublic: true,
       });
     });
 
@@ -117,6 +120,7 @@ describe('loadAppConfig: the audit trail', () => {
         ['AUDIT_SEQUENCING_TIMEOUT_MS', ['99', '600001']],
         ['AUDIT_READINESS_LAG_MS', ['99', '600001']],
         ['AUDIT_VERIFICATIONS_MAX', ['0', '33', 'two']],
+        ['AUDIT_TILES_PUBLIC', ['yes', '1', 'TRUE']],
       ] as const) {
         for (const value of values) {
           refuses({ [variable]: value }, variable);

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { resolve } from 'node:path';
-import { IsOptional, Matches } from 'class-validator';
+import { IsIn, IsOptional, Matches } from 'class-validator';
 import { IsIntInRange, ToInteger } from '../common';
 import { ConfigurationError, isProduction, readVariables, RuntimeVariables } from './environment';
 import { readEd25519PrivateKey } from './key-files';
@@ -27,6 +27,8 @@ export interface AuditConfig {
   checkpointIntervalMs: number;
   /** The most walks of the chain (GET /v1/audit/verify) an instance runs at once; past it, 503. */
   verificationsMax: number;
+  /** Whether the tiles and the checkpoint are served to anyone, without a token (AUDIT_TILES_PUBLIC=true). */
+  tilesPublic: boolean;
 }
 
 /** What audit:verify --checkpoint reads to check a checkpoint's signature by default: the service's key and its name. */
@@ -76,6 +78,10 @@ export class AuditVariables extends CheckpointKeyVariables {
   @ToInteger()
   @IsIntInRange(1, 32)
   AUDIT_VERIFICATIONS_MAX?: number;
+
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  AUDIT_TILES_PUBLIC?: string;
 }
 
 /** Names this service's log; a deployment sets its own, unique to it, so that witnesses never mix two logs. */
@@ -109,6 +115,7 @@ export function auditConfig(vars: AuditVariables, runtime: RuntimeVariables, cwd
     readinessLagMs: vars.AUDIT_READINESS_LAG_MS ?? 2_000,
     // Each walk is a thread with its own heap and, on PostgreSQL, a connection of its own.
     verificationsMax: vars.AUDIT_VERIFICATIONS_MAX ?? 2,
+    tilesPublic: vars.AUDIT_TILES_PUBLIC === 'true',
   };
 }
 

@@ -10,10 +10,16 @@ const REFUSAL = { action: 'auth.authenticate', outcome: 'denied', reason: 'UNAUT
  * service places them, much faster than requests would: a long trail for a verification to walk.
  */
 export async function fillTrail(db: Kysely<DB>, count: number): Promise<void> {
-  let head = await db.selectFrom('audit_chain_head').selectAll().executeTakeFirstOrThrow();
+  const head = await db.selectFrom('audit_chain_head').selectAll().executeTakeFirstOrThrow();
   if (head.last_hash !== GENESIS_HASH) {
     throw new Error('fillTrail needs an empty trail');
   }
+  await extendTrail(db, count);
+}
+
+/** Appends `count` refused authentications to the trail as fillTrail does: while nothing else writes to it. */
+export async function extendTrail(db: Kysely<DB>, count: number): Promise<void> {
+  let head = await db.selectFrom('audit_chain_head').selectAll().executeTakeFirstOrThrow();
   const recordedAt = new Date().toISOString();
   for (let written = 0; written < count; written += BATCH) {
     const chained = chainEvents(head, Array.from({ length: Math.min(BATCH, count - written) }, () => ({ ...REFUSAL, recorded_at: recordedAt })));

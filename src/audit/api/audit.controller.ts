@@ -3,7 +3,7 @@ import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger
 import type { Response } from 'express';
 import { ApiErrorResponse, ValidationFailedError } from '../../common';
 import { AUDIT_ACTIONS } from '../audit.vocabulary';
-import { type AuthenticatedOfficer, BearerToken, CurrentOfficer, RequiresClearance, TokenRefusedError, TokenService } from '../../auth';
+import { type AuthenticatedOfficer, BearerToken, CurrentOfficer, OpenedBy, RequiresClearance, TokenRefusedError, TokenService } from '../../auth';
 import { AuditStream, STREAMS_PER_CLIENT } from './audit-stream';
 import { AuditTree, ChainVerificationGate, RETRY_AFTER_MAX_SECONDS, VERIFICATIONS_BUSY_MESSAGE } from '../trail';
 import { AuditEventsService, auditFilterOf } from './audit-events.service';
@@ -118,9 +118,12 @@ export class AuditController {
 
   @Get('checkpoint')
   @RequiresClearance(7, { action: AUDIT_ACTIONS.readAudit })
+  @OpenedBy('AUDIT_TILES_PUBLIC')
   @ApiOperation({
-    summary: 'The latest signed checkpoint of the audit tree (clearance 7 or higher)',
-    description: 'A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one.',
+    summary: 'The latest signed checkpoint of the audit tree (clearance 7 or higher, or public where AUDIT_TILES_PUBLIC=true)',
+    description:
+      'A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one. ' +
+      'The checkpoint of the tlog-tiles under /v1/audit/tile; like every answer but the tiles, served with `Cache-Control: no-store`, as it changes whenever the tree grows.',
   })
   @ApiOkResponse({ description: 'The note exactly as signed', content: { [TEXT]: { schema: CHECKPOINT_SCHEMA } } })
   @ApiErrorResponse(503, ...NO_CHECKPOINT, 'no audit checkpoint signed yet (SERVICE_UNAVAILABLE)')

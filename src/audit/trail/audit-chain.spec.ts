@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AuditChainHead } from '../../database';
-import { chainEvents, type ChainedFields, eventHash, eventLeafHash, GENESIS_HASH, HASHED_FIELDS, nextEvent, type UnchainedEvent } from './audit-chain';
+import { chainEvents, type ChainedFields, eventHash, eventLeaf, eventLeafHash, GENESIS_HASH, HASHED_FIELDS, nextEvent, type UnchainedEvent } from './audit-chain';
 import { appendLeaves, EMPTY_ROOT, frontierRoot, leafHash } from './merkle';
 
 const FIELDS: UnchainedEvent = {
@@ -37,6 +37,12 @@ describe('eventLeafHash', () => {
   it('is the RFC 9162 leaf hash of the JSON array of the fields, details as an object last', () => {
     const leaf = JSON.stringify([42, EVENT.occurred_at, 'asset.decommission', 'allowed', null, 'cadet-3', 3, 'TIE-0001', 'req-1', '10.0.0.7', 'DELETE', '/v1/assets/TIE-0001', HEAD.last_hash, { reason: 'Worn out', authorized_by: 'Quartermaster' }]);
     assert.equal(eventLeafHash(DECOMMISSION), leafHash(leaf));
+  });
+
+  it('hashes exactly the leaf eventLeaf gives, which the entry bundles serve', () => {
+    const leaf = JSON.stringify([42, EVENT.occurred_at, 'asset.decommission', 'allowed', null, 'cadet-3', 3, 'TIE-0001', 'req-1', '10.0.0.7', 'DELETE', '/v1/assets/TIE-0001', HEAD.last_hash, { reason: 'Worn out', authorized_by: 'Quartermaster' }]);
+    assert.equal(eventLeaf(DECOMMISSION), leaf);
+    assert.equal(eventLeaf({ ...DECOMMISSION, details: null }), `${leaf.slice(0, leaf.lastIndexOf(',{'))},null]`);
   });
 
   it('changes with every field, the details included', () => {

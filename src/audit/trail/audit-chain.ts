@@ -43,7 +43,10 @@ const hashedJson = (event: ChainedFields) => JSON.stringify(HASHED_FIELDS.map((f
 
 const chainHash = (json: string) => createHash('sha256').update(json).digest('hex');
 
-const leafHashAfter = (json: string, details: string | null) => leafHash(`${json.slice(0, -1)},${details ?? 'null'}]`);
+/** The leaf's text: the hashed fields' JSON array with the details' JSON (or null) added as its last element. */
+const leafAfter = (json: string, details: string | null) => `${json.slice(0, -1)},${details ?? 'null'}]`;
+
+const leafHashAfter = (json: string, details: string | null) => leafHash(leafAfter(json, details));
 
 /** The chain's hash: SHA-256 over the JSON array of the hashed fields. */
 export function eventHash(event: ChainedFields): string {
@@ -57,6 +60,11 @@ export function eventHash(event: ChainedFields): string {
  */
 export function eventLeafHash(event: ChainedFields): string {
   return leafHashAfter(hashedJson(event), event.details);
+}
+
+/** The event's leaf as the tree hashes it (after the 0x00 of a leaf): the text that eventLeafHash hashes. */
+export function eventLeaf(event: ChainedFields): string {
+  return leafAfter(hashedJson(event), event.details);
 }
 
 /** Where the chain ends, as chaining an event reads and moves it: the head without the tree's frontier. */

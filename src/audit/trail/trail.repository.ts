@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { AUDIT_ACTIONS } from '../audit.vocabulary';
 import type { AuditChainHead, AuditEventRow, DB } from '../../database';
-import { STORED_EVENT_COLUMNS } from './audit-chain';
+import { LEAF_FIELDS, STORED_EVENT_COLUMNS } from './audit-chain';
 import type { TreeNode } from './merkle';
 
 /** The latest signed checkpoint, as stored. */
@@ -51,6 +51,29 @@ export class TrailRepository {
     return row?.leaf_index;
   }
 
+  /** The leaf hashes of leaves [start, end), in order (the leaf_index index finds them). */
+  async findLeafHashes(start: number, end: number): Promise<string[]> {
+    const rows = await this.db.selectFrom('audit_events').select('leaf_hash').where('leaf_index', '>=', start).where('leaf_index', '<', end).orderBy('leaf_index').execute();
+    return rows.map((row) => row.leaf_hash);
+  }
+
+  /** The leaves [start, end), in order: each event's fields that its leaf is made of. */
+  findLeaves(start: number, end: number) {
+    return this.db.selectFrom('audit_events').select(LEAF_FIELDS).where('leaf_index', '>=', start).where('leaf_index', '<', end).orderBy('leaf_index').execute();
+  }
+
+  /** The hashes of the stored subtrees at `level` (above 1) numbered [start, end), in order (the table's key finds them). */
+  async findLevelHashes(level: number, start: number, end: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('audit_tree_nodes')
+      .select('hash')
+      .where('level', '=', level)
+      .where('node_index', '>=', start)
+      .where('node_index', '<', end)
+      .orderBy('node_index')
+      .execute();
+    return rows.map((row) => row.hash);
+  }
 
   /** The hashes of these complete subtrees: leaves from the events, the others from the stored nodes; two reads at most. */
   async findTreeNodes(nodes: TreeNode[]): Promise<Map<string, string>> {

@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AssetsControllerDecommissionData, AssetsControllerDecommissionErrors, AssetsControllerDecommissionResponses, AssetsControllerFindOneData, AssetsControllerFindOneErrors, AssetsControllerFindOneResponses, AssetsControllerListData, AssetsControllerListErrors, AssetsControllerListResponses, AssetsControllerRecommissionData, AssetsControllerRecommissionErrors, AssetsControllerRecommissionResponses, AuditControllerCheckpointData, AuditControllerCheckpointErrors, AuditControllerCheckpointResponses, AuditControllerConsistencyProofData, AuditControllerConsistencyProofErrors, AuditControllerConsistencyProofResponses, AuditControllerInclusionProofData, AuditControllerInclusionProofErrors, AuditControllerInclusionProofResponses, AuditControllerListData, AuditControllerListErrors, AuditControllerListResponses, AuditControllerStreamData, AuditControllerStreamErrors, AuditControllerStreamResponse, AuditControllerStreamResponses, AuditControllerVerifierKeyData, AuditControllerVerifierKeyErrors, AuditControllerVerifierKeyResponses, AuditControllerVerifyData, AuditControllerVerifyErrors, AuditControllerVerifyResponses, DecommissionRequestsControllerApproveData, DecommissionRequestsControllerApproveErrors, DecommissionRequestsControllerApproveResponses, DecommissionRequestsControllerFindOneData, DecommissionRequestsControllerFindOneErrors, DecommissionRequestsControllerFindOneResponses, DecommissionRequestsControllerListData, DecommissionRequestsControllerListErrors, DecommissionRequestsControllerListResponses, DecommissionRequestsControllerRejectData, DecommissionRequestsControllerRejectErrors, DecommissionRequestsControllerRejectResponses, DecommissionRequestsControllerWithdrawData, DecommissionRequestsControllerWithdrawErrors, DecommissionRequestsControllerWithdrawResponses, FleetControllerListStarDestroyersData, FleetControllerListStarDestroyersErrors, FleetControllerListStarDestroyersResponses, HealthControllerLiveData, HealthControllerLiveErrors, HealthControllerLiveResponses, HealthControllerReadyData, HealthControllerReadyErrors, HealthControllerReadyResponses, MetricsControllerScrapeData, MetricsControllerScrapeErrors, MetricsControllerScrapeResponses, WebhooksControllerCreateData, WebhooksControllerCreateErrors, WebhooksControllerCreateResponses, WebhooksControllerDeleteData, WebhooksControllerDeleteErrors, WebhooksControllerDeleteResponses, WebhooksControllerDeliveriesData, WebhooksControllerDeliveriesErrors, WebhooksControllerDeliveriesResponses, WebhooksControllerFindOneData, WebhooksControllerFindOneErrors, WebhooksControllerFindOneResponses, WebhooksControllerListData, WebhooksControllerListErrors, WebhooksControllerListResponses, WebhooksControllerResumeData, WebhooksControllerResumeErrors, WebhooksControllerResumeResponses, WebhooksControllerRotateSecretData, WebhooksControllerRotateSecretErrors, WebhooksControllerRotateSecretResponses } from './types.gen';
+import type { AssetsControllerDecommissionData, AssetsControllerDecommissionErrors, AssetsControllerDecommissionResponses, AssetsControllerFindOneData, AssetsControllerFindOneErrors, AssetsControllerFindOneResponses, AssetsControllerListData, AssetsControllerListErrors, AssetsControllerListResponses, AssetsControllerRecommissionData, AssetsControllerRecommissionErrors, AssetsControllerRecommissionResponses, AuditControllerCheckpointData, AuditControllerCheckpointErrors, AuditControllerCheckpointResponses, AuditControllerConsistencyProofData, AuditControllerConsistencyProofErrors, AuditControllerConsistencyProofResponses, AuditControllerInclusionProofData, AuditControllerInclusionProofErrors, AuditControllerInclusionProofResponses, AuditControllerListData, AuditControllerListErrors, AuditControllerListResponses, AuditControllerStreamData, AuditControllerStreamErrors, AuditControllerStreamResponse, AuditControllerStreamResponses, AuditControllerVerifierKeyData, AuditControllerVerifierKeyErrors, AuditControllerVerifierKeyResponses, AuditControllerVerifyData, AuditControllerVerifyErrors, AuditControllerVerifyResponses, AuditTilesControllerEntriesData, AuditTilesControllerEntriesErrors, AuditTilesControllerEntriesResponses, AuditTilesControllerHashesData, AuditTilesControllerHashesErrors, AuditTilesControllerHashesResponses, DecommissionRequestsControllerApproveData, DecommissionRequestsControllerApproveErrors, DecommissionRequestsControllerApproveResponses, DecommissionRequestsControllerFindOneData, DecommissionRequestsControllerFindOneErrors, DecommissionRequestsControllerFindOneResponses, DecommissionRequestsControllerListData, DecommissionRequestsControllerListErrors, DecommissionRequestsControllerListResponses, DecommissionRequestsControllerRejectData, DecommissionRequestsControllerRejectErrors, DecommissionRequestsControllerRejectResponses, DecommissionRequestsControllerWithdrawData, DecommissionRequestsControllerWithdrawErrors, DecommissionRequestsControllerWithdrawResponses, FleetControllerListStarDestroyersData, FleetControllerListStarDestroyersErrors, FleetControllerListStarDestroyersResponses, HealthControllerLiveData, HealthControllerLiveErrors, HealthControllerLiveResponses, HealthControllerReadyData, HealthControllerReadyErrors, HealthControllerReadyResponses, MetricsControllerScrapeData, MetricsControllerScrapeErrors, MetricsControllerScrapeResponses, WebhooksControllerCreateData, WebhooksControllerCreateErrors, WebhooksControllerCreateResponses, WebhooksControllerDeleteData, WebhooksControllerDeleteErrors, WebhooksControllerDeleteResponses, WebhooksControllerDeliveriesData, WebhooksControllerDeliveriesErrors, WebhooksControllerDeliveriesResponses, WebhooksControllerFindOneData, WebhooksControllerFindOneErrors, WebhooksControllerFindOneResponses, WebhooksControllerListData, WebhooksControllerListErrors, WebhooksControllerListResponses, WebhooksControllerResumeData, WebhooksControllerResumeErrors, WebhooksControllerResumeResponses, WebhooksControllerRotateSecretData, WebhooksControllerRotateSecretErrors, WebhooksControllerRotateSecretResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -251,9 +251,9 @@ export class Audit extends HeyApiClient {
     }
     
     /**
-     * The latest signed checkpoint of the audit tree (clearance 7 or higher)
+     * The latest signed checkpoint of the audit tree (clearance 7 or higher, or public where AUDIT_TILES_PUBLIC=true)
      *
-     * A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one.
+     * A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one. The checkpoint of the tlog-tiles under /v1/audit/tile; like every answer but the tiles, served with `Cache-Control: no-store`, as it changes whenever the tree grows.
      */
     public checkpoint<ThrowOnError extends boolean = false>(options?: Options<AuditControllerCheckpointData, ThrowOnError>): RequestResult<AuditControllerCheckpointResponses, AuditControllerCheckpointErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<AuditControllerCheckpointResponses, AuditControllerCheckpointErrors, ThrowOnError>({
@@ -298,6 +298,34 @@ export class Audit extends HeyApiClient {
         return (options.client ?? this.client).get<AuditControllerConsistencyProofResponses, AuditControllerConsistencyProofErrors, ThrowOnError>({
             security: [{ scheme: 'bearer', type: 'http' }],
             url: '/v1/audit/consistency-proof',
+            ...options
+        });
+    }
+}
+
+export class AuditTiles extends HeyApiClient {
+    /**
+     * A C2SP tlog-tiles entry bundle: 256 audit leaves, or fewer in a partial bundle (clearance 7, or public)
+     *
+     * Each entry is the leaf exactly as the tree hashes it (the JSON array of the event, see the leaf bytes in docs/audit.md) after its length as a big-endian uint16: SHA-256 of 0x00 and an entry is its hash in the level-0 tile of the same index. Clearance 7 or higher, or no token at all where AUDIT_TILES_PUBLIC=true. Full tiles never change and are cached for a year (`immutable`; `public` where AUDIT_TILES_PUBLIC=true, `private` otherwise, so that no shared cache serves a tile to a caller without a token); partial tiles for 60 s.
+     */
+    public entries<ThrowOnError extends boolean = false>(options: Options<AuditTilesControllerEntriesData, ThrowOnError>): RequestResult<AuditTilesControllerEntriesResponses, AuditTilesControllerEntriesErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<AuditTilesControllerEntriesResponses, AuditTilesControllerEntriesErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/audit/tile/entries/{path}',
+            ...options
+        });
+    }
+    
+    /**
+     * A C2SP tlog-tiles hash tile: 256 hashes of the audit tree, or fewer in a partial tile (clearance 7, or public)
+     *
+     * The raw 32-byte SHA-256 hashes, one after another, of the complete subtrees of 256^level leaves numbered 256·N onwards: at level 0 the leaf hashes, at level 1 the roots of the full level-0 tiles, and so on. Clearance 7 or higher, or no token at all where AUDIT_TILES_PUBLIC=true. Full tiles never change and are cached for a year (`immutable`; `public` where AUDIT_TILES_PUBLIC=true, `private` otherwise, so that no shared cache serves a tile to a caller without a token); partial tiles for 60 s.
+     */
+    public hashes<ThrowOnError extends boolean = false>(options: Options<AuditTilesControllerHashesData, ThrowOnError>): RequestResult<AuditTilesControllerHashesResponses, AuditTilesControllerHashesErrors, ThrowOnError> {
+        return (options.client ?? this.client).get<AuditTilesControllerHashesResponses, AuditTilesControllerHashesErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/audit/tile/{level}/{path}',
             ...options
         });
     }
@@ -445,6 +473,11 @@ export class FleetRegistrySdk extends HeyApiClient {
     private _audit?: Audit;
     get audit(): Audit {
         return this._audit ??= new Audit({ client: this.client });
+    }
+    
+    private _auditTiles?: AuditTiles;
+    get auditTiles(): AuditTiles {
+        return this._auditTiles ??= new AuditTiles({ client: this.client });
     }
     
     private _webhooks?: Webhooks;
