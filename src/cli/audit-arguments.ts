@@ -19,6 +19,7 @@ Fetches the service's latest signed checkpoint, checks its signature, and that i
 kept in the state file (by a consistency proof); only then keeps it there. A log that shrank, another
 root at the same size, a failed proof or a bad signature: one line saying which, exit code 1, and the
 state file left as it was. Run it where the service's operators cannot change the state file.
+npm run audit:witness -- serve --help: a witness server that cosigns checkpoints (C2SP tlog-witness).
 
   --url <base URL>        the service, e.g. https://registry.example.org
   --token <token>         a bearer token of clearance 7 or more

@@ -3,7 +3,8 @@ export { chainEvents, DECISION_FIELDS, endAfter, LEAF_FIELDS, nextEvent, STORED_
 export { AuditTree } from './audit-tree';
 export { ChainVerificationGate, RETRY_AFTER_MAX_SECONDS, VERIFICATIONS_BUSY_MESSAGE } from './chain-verification-gate';
 export { ChainVerificationThread } from './chain-verification-thread';
-export { type Checkpoint, openCheckpoint, parseVerifierKey, verifierKeyOf } from './checkpoint-note';
+export { type Checkpoint, isSignedByAny, NoteError, type NoteVerifier, openCheckpoint, parseCheckpointBody, parseVerifierKey, splitNote, verifierKeyOf } from './checkpoint-note';
+export { cosign, cosignatureTime, type CosignatureCount, cosignerKeyOf, countCosignatures, parseCosignerKey } from './cosignature';
 export { appendLeaves, decodeFrontier, encodeFrontier, type Frontier, frontierRoot, rootPlan, type StoredNode, verifyConsistency } from './merkle';
 export { AUDIT_FIELD_LIMITS, storable } from './storable';
 export { nodeKey, TrailRepository } from './trail.repository';
