@@ -4,7 +4,7 @@ import { DENIAL_RECORDER } from '../common';
 import { MetricsModule } from '../observability';
 import { RateLimitModule } from '../rate-limit';
 import { AuditController, AuditEventsService, AuditQueryRepository, AuditStream } from './api';
-import { AuditChainVerifier, AuditTree, ChainVerificationGate, ChainVerificationThread, TrailRepository } from './trail';
+import { AuditChainVerifier, AuditTree, AuditWitnesses, ChainVerificationGate, ChainVerificationThread, TrailRepository, WitnessRepository } from './trail';
 import { AUDIT_LOG_PROVIDER, AuditLog, AuditService, AuditWriteRepository } from './write';
 
 /** The audit trail in three rooms: write/ (appending decisions), trail/ (chain, tree, checkpoints, verification), api/ (reading it over HTTP). */
@@ -17,6 +17,8 @@ import { AUDIT_LOG_PROVIDER, AuditLog, AuditService, AuditWriteRepository } from
     AuditService,
     TrailRepository,
     AuditTree,
+    WitnessRepository,
+    AuditWitnesses,
     AuditChainVerifier,
     ChainVerificationThread,
     ChainVerificationGate,
@@ -25,6 +27,6 @@ import { AUDIT_LOG_PROVIDER, AuditLog, AuditService, AuditWriteRepository } from
     AuditStream,
     { provide: DENIAL_RECORDER, useExisting: AuditService },
   ],
-  exports: [AuditService, AuditLog, AuditEventsService, DENIAL_RECORDER],
+  exports: [AuditService, AuditLog, AuditEventsService, AuditWitnesses, DENIAL_RECORDER],
 })
 export class AuditModule {}

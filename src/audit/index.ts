@@ -4,6 +4,7 @@ export {
   APPROVAL_PROBLEMS,
   type AssetDisagreement,
   AuditChainVerifier,
+  AuditWitnesses,
   CHAIN_PROBLEMS,
   type Checkpoint,
   cosign,

@@ -1,13 +1,25 @@
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { parseVerifierKey, signCheckpoint, verifierKeyOf } from '../audit/trail/checkpoint-note';
-import { EMPTY_ROOT, leafHash, nodeHash } from '../audit/trail/merkle';
+import { type Checkpoint, parseVerifierKey, verifierKeyOf } from '../audit';
 import { judge, parseAddCheckpoint } from './witness-protocol';
 
 const ORIGIN = 'registry.example.org/audit';
 const { privateKey: logKey } = generateKeyPairSync('ed25519');
 const trusted = new Map([[ORIGIN, [parseVerifierKey(verifierKeyOf(ORIGIN, logKey))]]]);
+
+const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
+const EMPTY_ROOT = sha256().toString('base64');
+const leafHash = (text: string) => sha256(Buffer.from([0]), Buffer.from(text)).toString('base64');
+const nodeHash = (left: string, right: string) => sha256(Buffer.from([1]), Buffer.from(left, 'base64'), Buffer.from(right, 'base64')).toString('base64');
+
+/** A signed note (c2sp.org/signed-note) of the checkpoint by `key`, named `name`. */
+function signCheckpoint({ origin, size, root }: Checkpoint, name: string, key: KeyObject): string {
+  const body = `${origin}\n${size}\n${root}\n`;
+  const raw = Buffer.from(key.export({ format: 'jwk' }).x as string, 'base64url');
+  const keyId = sha256(Buffer.from(`${name}\n`), Buffer.from([1]), raw).subarray(0, 4);
+  return `${body}\n\u2014 ${name} ${Buffer.concat([keyId, sign(null, Buffer.from(body), key)]).toString('base64')}\n`;
+}
 
 const split = (n: number) => 2 ** Math.ceil(Math.log2(n) - 1);
 

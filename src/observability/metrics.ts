@@ -85,6 +85,12 @@ export class Metrics {
     help: 'Events the audit streams of this instance read from the database to replay them',
     registers: [this.registry],
   });
+  private readonly auditWitnessRequests = new Counter({
+    name: 'fleet_registry_audit_witness_requests_total',
+    help: 'Checkpoints this instance sent to a witness, by witness name and outcome: cosigned, conflict (409: it holds another size or root), refused (another status), invalid (no valid cosignature in its answer), unreachable',
+    labelNames: ['witness', 'outcome'],
+    registers: [this.registry],
+  });
   private auditLagSeconds: () => number = () => 0;
 
   constructor(db: Kysely<DB>) {
@@ -153,6 +159,10 @@ export class Metrics {
 
   auditEventsReplayed(count: number): void {
     this.auditReplayed.inc(count);
+  }
+
+  auditWitnessAsked(witness: string, outcome: 'cosigned' | 'conflict' | 'refused' | 'invalid' | 'unreachable'): void {
+    this.auditWitnessRequests.inc({ witness, outcome });
   }
 
   /** `read` gives the sequencing lag in seconds when Prometheus scrapes. */

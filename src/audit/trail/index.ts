@@ -8,3 +8,5 @@ export { cosign, cosignatureTime, type CosignatureCount, cosignerKeyOf, countCos
 export { appendLeaves, decodeFrontier, encodeFrontier, type Frontier, frontierRoot, rootPlan, type StoredNode, verifyConsistency } from './merkle';
 export { AUDIT_FIELD_LIMITS, storable } from './storable';
 export { nodeKey, TrailRepository } from './trail.repository';
+export { AuditWitnesses } from './audit-witnesses';
+export { WitnessRepository } from './witness.repository';
