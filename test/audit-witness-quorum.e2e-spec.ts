@@ -3,9 +3,10 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { describeEachDatabase } from './support/databases';
 import { listAuditEvents } from './support/http';
+import { runScript, SCRIPTS } from './support/processes';
 import { startTestApp, type TestApp } from './support/test-app';
 import { waitFor, waitUntil } from './support/wait';
 import { checkCosignature, makeWitness, type RunningWitness, startWitness, type TestWitness, verifierKey } from './support/witnesses';
@@ -96,6 +97,30 @@ describeEachDatabase('witness cosignatures over the C2SP witness protocol', (eng
     }
   });
 
+  it('audit:verify --witness-key ... --quorum accepts the checkpoint served and refuses it with fewer valid cosignatures, naming the witnesses', async () => {
+    const [app] = apps;
+    const checkpoint = await waitFor(async () => {
+      const got = await served(app);
+      return got.signatures.length === 4 ? got : undefined;
+    }, 20_000);
+    const file = join(dir, 'checkpoint.txt');
+    const env = { DATABASE_URL: app.config.database.dialect === 'sqlite' ? `sqlite:${app.config.database.path}` : app.config.database.url };
+    const verify = (note: string, ...args: string[]) => {
+      writeFileSync(file, note);
+      return runScript(SCRIPTS.auditVerify, ['--checkpoint', file, '--verifier-key', logVkey, ...witnesses.flatMap((witness) => ['--witness-key', witness.vkey]), ...args], { cwd: dir, env });
+    };
+    const cosigned = await verify(checkpoint.note, '--quorum', '2');
+    assert.equal(cosigned.code, 0, cosigned.stderr);
+    const [first, ...others] = checkpoint.signatures.slice(1);
+    const tampered = first.slice(0, -6) + (first.at(-6) === 'A' ? 'B' : 'A') + first.slice(-5);
+    const oneValid = await verify(`${checkpoint.body}\n${[checkpoint.signatures[0], tampered, ...others.slice(0, 1)].join('\n')}\n`, '--quorum', '2');
+    assert.equal(oneValid.code, 1);
+    assert.match(oneValid.stderr, /carries 1 valid witness cosignatures of the 2 required: invalid from w\d\.test\/witness; missing from w\d\.test\/witness/);
+    const refused = await verify(checkpoint.note, '--quorum', '4');
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /^--quorum must be a whole number from 1 to the number of --witness-key given \(3\)/);
+  });
+
   it('a witness refuses a forked log: 409 with the size it holds, 422 for a proof from it; the fork serves no checkpoint', async () => {
     const [original] = apps;
     const held = (await served(original)).size;
@@ -153,5 +178,16 @@ describeEachDatabase('witness cosignatures over the C2SP witness protocol', (eng
     const unready = await app.http().get('/health/ready');
     assert.match(unready.body.message, /older than AUDIT_WITNESS_MAX_AGE/);
     assert.equal((await app.http().get('/health/live')).status, 200);
+  });
+});
+
+describe('npm run audit:witness -- serve usage', () => {
+  it('answers --help with exit code 0 and refuses a bad option in one line with exit code 2', async () => {
+    const cwd = tmpdir();
+    const help = await runScript(SCRIPTS.auditWitness, ['serve', '--help'], { cwd });
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^usage: npm run audit:witness -- serve --listen/);
+    const missing = await runScript(SCRIPTS.auditWitness, ['serve', '--listen', 'localhost'], { cwd });
+    assert.deepEqual([missing.code, missing.stderr], [2, '--listen must be <host>:<port>, such as 127.0.0.1:7380. Run npm run audit:witness -- serve --help for the options\n']);
   });
 });

@@ -1,6 +1,5 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { type NoteVerifier, parseVerifierKey } from '../audit';
 import { fail, parseOptions } from './command-options';
 
@@ -60,10 +59,7 @@ export function parseWitnessServeArguments(args: string[]): WitnessServeArgument
     fail('--name must be printable ASCII without spaces or "+", such as witness.example.org/w1');
   }
   const key = readKey(required('key'));
-  // Each --log given: parseOptions keeps only the last of a repeated option.
-  const logValues = parseArgs({ args, options: OPTIONS, strict: false, allowPositionals: true, tokens: true })
-    .tokens.filter((token) => token.kind === 'option' && token.name === 'log')
-    .map((token) => (token.kind === 'option' ? (token.value ?? '') : ''));
+  const logValues = parsed.all('log');
   if (logValues.length === 0) {
     fail('--log is required: the verifier key of each log to witness');
   }
