@@ -67,8 +67,9 @@ export class HealthController {
         warnings: { type: 'array', maxItems: 1, items: { type: 'string', enum: [JWKS_STALE] } },
         audit_witness_quorum_age_seconds: {
           type: 'integer',
-          format: 'int64',
+          format: 'int32',
           minimum: 0,
+          maximum: 2_147_483_647,
           description: "With AUDIT_WITNESS_QUORUM: seconds since the served checkpoint's quorum of cosignatures (before any, since the instance started)",
         },
       },
