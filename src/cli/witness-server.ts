@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { cosign, cosignerKeyOf, splitNote } from '../audit';
-import { judge, MalformedRequest, parseAddCheckpoint } from './witness-protocol';
+import { type AddCheckpoint, judge, MalformedRequest, parseAddCheckpoint } from './witness-protocol';
 import type { WitnessServeArguments } from './witness-arguments';
 import { WitnessState } from './witness-state';
 
@@ -93,7 +93,7 @@ export class WitnessServer {
       }
       throw error;
     }
-    let submitted;
+    let submitted: AddCheckpoint;
     try {
       submitted = parseAddCheckpoint(body);
     } catch (error) {

@@ -13,6 +13,8 @@ import { WitnessRepository } from './witness.repository';
 
 /** The advisory lock whose holder alone asks the witnesses (PostgreSQL, several instances). */
 const WITNESSES_LOCK = 'audit-witnesses';
+/** How often the asking instance looks for a new checkpoint: at most this long after it is signed, it goes out. */
+const LOOK_MS = 100;
 /** A witness that failed waits this long before the next attempt, doubled each failure, up to RETRY_CAP_MS. */
 const RETRY_BASE_MS = 500;
 const RETRY_CAP_MS = 60_000;
@@ -28,10 +30,12 @@ interface Witness {
   cosignedAt: number;
   failures: number;
   retryAt: number;
+  /** The request under way, if any: a witness slow to answer holds up no other. */
+  asking?: Promise<void>;
 }
 
 /** Outcomes counted in fleet_registry_audit_witness_requests_total. */
-export type WitnessOutcome = 'cosigned' | 'conflict' | 'refused' | 'invalid' | 'unreachable';
+type WitnessOutcome = 'cosigned' | 'conflict' | 'refused' | 'invalid' | 'unreachable';
 
 /**
  * Collects witness cosignatures of the audit checkpoints (C2SP tlog-witness): sends each new checkpoint
@@ -72,6 +76,7 @@ export class AuditWitnesses implements OnApplicationBootstrap, OnApplicationShut
     this.stopping.abort();
     this.session?.close();
     await this.asking;
+    await Promise.all(this.witnesses.map((witness) => witness.asking ?? Promise.resolve()));
   }
 
   /** The checkpoint to serve: with a quorum, the latest that reached it with its cosignatures appended; the latest signed otherwise. */
@@ -104,7 +109,7 @@ export class AuditWitnesses implements OnApplicationBootstrap, OnApplicationShut
     return this.config.maxAgeSeconds;
   }
 
-  /** Asks the witnesses every checkpoint interval while this instance may: always on SQLite, while it holds the lock on PostgreSQL. */
+  /** Looks for a new checkpoint to send every LOOK_MS while this instance may ask: always on SQLite, while it holds the lock on PostgreSQL. */
   private async lead(): Promise<void> {
     while (!this.stopping.signal.aborted) {
       const lost = new AbortController();
@@ -118,7 +123,7 @@ export class AuditWitnesses implements OnApplicationBootstrap, OnApplicationShut
         }
         while (!this.stopping.signal.aborted && !lost.signal.aborted) {
           await this.askAll();
-          await pause(this.audit.checkpointIntervalMs, this.stopping.signal);
+          await pause(Math.min(LOOK_MS, this.audit.checkpointIntervalMs), this.stopping.signal);
         }
       } catch (error) {
         if (!this.stopping.signal.aborted) {
@@ -132,8 +137,8 @@ export class AuditWitnesses implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  /** Sends the latest checkpoint to each witness that has not cosigned it lately and may be asked now. */
-  async askAll(): Promise<void> {
+  /** Sends the latest checkpoint to each witness that has not cosigned it lately, may be asked now, and has no request under way. */
+  private async askAll(): Promise<void> {
     const latest = await this.tree.latestCheckpoint().catch(() => undefined);
     if (!latest) {
       return;
@@ -149,9 +154,13 @@ export class AuditWitnesses implements OnApplicationBootstrap, OnApplicationShut
     const now = Date.now();
     const refreshSeconds = this.config.maxAgeSeconds / 4;
     const due = this.witnesses.filter(
-      (witness) => now >= witness.retryAt && (witness.size !== latest.treeSize || now / 1000 - witness.cosignedAt >= refreshSeconds),
+      (witness) => !witness.asking && now >= witness.retryAt && (witness.size !== latest.treeSize || now / 1000 - witness.cosignedAt >= refreshSeconds),
     );
-    await Promise.all(due.map((witness) => this.ask(witness, latest.treeSize, latest.note)));
+    for (const witness of due) {
+      witness.asking = this.ask(witness, latest.treeSize, latest.note)
+        .catch((error: unknown) => this.logger.warn(`asking witness ${witness.verifier.name} failed: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => (witness.asking = undefined));
+    }
   }
 
   /** One witness: the checkpoint with a proof from the size it holds, again at once if it holds another size than this instance thought. */
