@@ -175,6 +175,10 @@ export const countEvents = (databaseUrl: string, outcome: AuditOutcome) =>
     return Number(total);
   });
 
+/** Each allowed decommission's asset and its event's leaf index in the audit tree. */
+export const decommissionLeaves = (databaseUrl: string) =>
+  readDatabase(databaseUrl, (db) => db.selectFrom('audit_events').select(['asset_id', 'leaf_index']).where('action', '=', 'asset.decommission').where('outcome', '=', 'allowed').execute());
+
 /** The audit tree's stored interior nodes. */
 export const countTreeNodes = (databaseUrl: string) => readDatabase(databaseUrl, (db) => countRows(db, 'audit_tree_nodes'));
 

@@ -4,7 +4,7 @@ import { DENIAL_RECORDER } from '../common';
 import { MetricsModule } from '../observability';
 import { RateLimitModule } from '../rate-limit';
 import { AuditController, AuditEventsService, AuditQueryRepository, AuditStream, AuditTilesController } from './api';
-import { AuditChainVerifier, AuditTiles, AuditTree, ChainVerificationGate, ChainVerificationThread, TrailRepository } from './trail';
+import { AuditChainVerifier, AuditTiles, AuditTree, AuditWitnesses, ChainVerificationGate, ChainVerificationThread, TrailRepository, WitnessRepository } from './trail';
 import { AUDIT_LOG_PROVIDER, AuditLog, AuditService, AuditWriteRepository } from './write';
 
 /** The audit trail in three rooms: write/ (appending decisions), trail/ (chain, tree, checkpoints, verification), api/ (reading it over HTTP). */
@@ -18,6 +18,8 @@ import { AUDIT_LOG_PROVIDER, AuditLog, AuditService, AuditWriteRepository } from
     TrailRepository,
     AuditTree,
     AuditTiles,
+    WitnessRepository,
+    AuditWitnesses,
     AuditChainVerifier,
     ChainVerificationThread,
     ChainVerificationGate,
@@ -26,6 +28,6 @@ import { AUDIT_LOG_PROVIDER, AuditLog, AuditService, AuditWriteRepository } from
     AuditStream,
     { provide: DENIAL_RECORDER, useExisting: AuditService },
   ],
-  exports: [AuditService, AuditLog, AuditEventsService, DENIAL_RECORDER],
+  exports: [AuditService, AuditLog, AuditEventsService, AuditWitnesses, DENIAL_RECORDER],
 })
 export class AuditModule {}

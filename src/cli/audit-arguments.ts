@@ -1,6 +1,7 @@
+import { parseCosignerKey } from '../audit';
 import { fail, parseOptions } from './command-options';
 
-export const AUDIT_VERIFY_USAGE = `usage: npm run audit:verify -- [--checkpoint <file> [--verifier-key <key>]]
+export const AUDIT_VERIFY_USAGE = `usage: npm run audit:verify -- [--checkpoint <file> [--verifier-key <key>] [--witness-key <key> ... [--quorum <n>]]]
 
 Checks the configured database's audit chain and Merkle tree, event by event, and every decommissioned
 asset row against the event that recorded its decommission. Exit code 0 and one line when all is
@@ -11,6 +12,9 @@ intact; 1 and what is at fault when it is not.
                          back to an older backup, or a trail rebuilt with fresh hashes, fails
   --verifier-key <key>   the C2SP verifier key to check the checkpoint's signature with; by default
                          the key of AUDIT_SIGNING_KEY_FILE, named AUDIT_LOG_ORIGIN
+  --witness-key <key>    a witness's verifier key (C2SP, type 0x04), as in AUDIT_WITNESSES; repeat it
+                         for each witness. The checkpoint must carry valid cosignatures of --quorum of them
+  --quorum <n>           how many of the witnesses given must have cosigned it; all of them by default
   -h, --help             this text`;
 
 export const AUDIT_WITNESS_USAGE = `usage: npm run audit:witness -- --url <base URL> --token <token> --state <file> [--verifier-key <key>] [--watch <seconds>]
@@ -19,6 +23,7 @@ Fetches the service's latest signed checkpoint, checks its signature, and that i
 kept in the state file (by a consistency proof); only then keeps it there. A log that shrank, another
 root at the same size, a failed proof or a bad signature: one line saying which, exit code 1, and the
 state file left as it was. Run it where the service's operators cannot change the state file.
+npm run audit:witness -- serve --help: a witness server that cosigns checkpoints (C2SP tlog-witness).
 
   --url <base URL>        the service, e.g. https://registry.example.org
   --token <token>         a bearer token of clearance 7 or more
@@ -32,19 +37,35 @@ state file left as it was. Run it where the service's operators cannot change th
 export interface VerifyArguments {
   checkpoint?: string;
   verifierKey?: string;
+  witnessKeys: string[];
+  quorum: number;
 }
 
 export function parseVerifyArguments(args: string[]): VerifyArguments | { help: true } {
-  const parsed = parseOptions(args, { checkpoint: { type: 'string' }, 'verifier-key': { type: 'string' } });
+  const parsed = parseOptions(args, { checkpoint: { type: 'string' }, 'verifier-key': { type: 'string' }, 'witness-key': { type: 'string' }, quorum: { type: 'string' } });
   if ('help' in parsed) {
     return parsed;
   }
   const checkpoint = parsed.text('checkpoint');
   const verifierKey = parsed.text('verifier-key');
-  if (verifierKey !== undefined && checkpoint === undefined) {
-    fail('--verifier-key checks a checkpoint: add --checkpoint <file>');
+  const witnessKeys = parsed.all('witness-key');
+  const quorum = parsed.text('quorum');
+  for (const [given, option] of [[verifierKey, '--verifier-key'], [witnessKeys[0], '--witness-key']] as const) {
+    if (given !== undefined && checkpoint === undefined) {
+      fail(`${option} checks a checkpoint: add --checkpoint <file>`);
+    }
   }
-  return { checkpoint, verifierKey };
+  for (const key of witnessKeys) {
+    try {
+      parseCosignerKey(key);
+    } catch (error) {
+      fail(`--witness-key ${key}: ${(error as Error).message}`);
+    }
+  }
+  if (quorum !== undefined && (!/^[1-9]\d{0,1}$/.test(quorum) || Number(quorum) > witnessKeys.length)) {
+    fail(`--quorum must be a whole number from 1 to the number of --witness-key given (${witnessKeys.length}), not "${quorum}"`);
+  }
+  return { checkpoint, verifierKey, witnessKeys, quorum: quorum === undefined ? witnessKeys.length : Number(quorum) };
 }
 
 export interface WitnessArguments {

@@ -1,7 +1,23 @@
 import '../runtime';
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { APPROVAL_PROBLEMS, type AssetDisagreement, AuditChainVerifier, CHAIN_PROBLEMS, NO_DECOMMISSION_EVENT, type Checkpoint, openCheckpoint, parseVerifierKey, TrailRepository, verifierKeyOf } from '../audit';
+import {
+  APPROVAL_PROBLEMS,
+  type AssetDisagreement,
+  AuditChainVerifier,
+  CHAIN_PROBLEMS,
+  type Checkpoint,
+  countCosignatures,
+  NO_DECOMMISSION_EVENT,
+  NoteError,
+  type NoteVerifier,
+  openCheckpoint,
+  parseCosignerKey,
+  parseVerifierKey,
+  splitNote,
+  TrailRepository,
+  verifierKeyOf,
+} from '../audit';
 import { loadCheckpointKeyConfig, loadDatabaseConfig } from '../config';
 import { assertMigrated, createDatabase, describeLocation } from '../database';
 import { AUDIT_VERIFY_USAGE, parseVerifyArguments, type VerifyArguments } from './audit-arguments';
@@ -9,7 +25,7 @@ import { assertDatabaseExists } from './command-support';
 import { runCommand } from './run-command';
 
 /** The checkpoint in the file, its signature checked with the key given, or else with the service's own. */
-function readCheckpoint({ checkpoint: file, verifierKey }: VerifyArguments & { checkpoint: string }): Checkpoint {
+function readCheckpoint({ checkpoint: file, verifierKey, witnessKeys, quorum }: VerifyArguments & { checkpoint: string }): Checkpoint {
   const note = readFileSync(file, 'utf8');
   let key = verifierKey;
   if (key === undefined) {
@@ -23,9 +39,25 @@ function readCheckpoint({ checkpoint: file, verifierKey }: VerifyArguments & { c
     key = verifierKeyOf(logOrigin, signingKey);
   }
   try {
-    return openCheckpoint(note, parseVerifierKey(key));
+    const checkpoint = openCheckpoint(note, parseVerifierKey(key));
+    assertCosigned(note, witnessKeys, quorum);
+    return checkpoint;
   } catch (error) {
     throw new Error(`Checkpoint ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Refuses a checkpoint with fewer than `quorum` valid cosignatures by the witnesses of `keys`, naming those missing or invalid. */
+function assertCosigned(note: string, keys: string[], quorum: number): void {
+  if (keys.length === 0) {
+    return;
+  }
+  const { body, signatures } = splitNote(note);
+  const { valid, invalid, missing } = countCosignatures(body, signatures, keys.map(parseCosignerKey));
+  if (valid.length < quorum) {
+    const names = (witnesses: NoteVerifier[]) => witnesses.map(({ name }) => name).join(', ');
+    const problems = [invalid.length > 0 ? `invalid from ${names(invalid)}` : '', missing.length > 0 ? `missing from ${names(missing)}` : ''].filter(Boolean);
+    throw new NoteError(`it carries ${valid.length} valid witness cosignatures of the ${quorum} required: ${problems.join('; ')}`);
   }
 }
 

@@ -4,6 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Checkpoint, openCheckpoint, parseVerifierKey, verifyConsistency } from '../audit';
 import { AUDIT_WITNESS_USAGE, parseWitnessArguments, type WitnessArguments } from './audit-arguments';
 import { runCommand, unreachableReason } from './run-command';
+import { parseWitnessServeArguments, WITNESS_SERVE_USAGE } from './witness-arguments';
+import { WitnessServer } from './witness-server';
 
 /** How long a witness waits for each answer: a service that accepts the connection and never answers ends the run. */
 const ANSWER_TIMEOUT_MS = 30_000;
@@ -99,15 +101,33 @@ function assertExtends(previous: Checkpoint, latest: Checkpoint, proof: string[]
   }
 }
 
-runCommand({
-  script: 'audit:witness',
-  usage: AUDIT_WITNESS_USAGE,
-  parse: parseWitnessArguments,
-  async run(args) {
-    await witness(args);
-    while (args.watchSeconds !== undefined) {
-      await sleep(args.watchSeconds * 1000);
+// `serve` runs a witness server; without it, the one-shot witness of a service's checkpoints.
+if (process.argv[2] === 'serve') {
+  runCommand({
+    script: 'audit:witness',
+    subcommand: 'serve',
+    usage: WITNESS_SERVE_USAGE,
+    parse: (args) => parseWitnessServeArguments(args.slice(1)),
+    async run(args) {
+      const witness = await WitnessServer.start(args);
+      console.log(`Witness ${args.name} listening on ${args.host}:${witness.port} for ${[...args.logs.keys()].join(', ')}`);
+      console.log(`Witness verifier key: ${witness.verifierKey}`);
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+        process.once(signal, () => void witness.stop());
+      }
+    },
+  });
+} else {
+  runCommand({
+    script: 'audit:witness',
+    usage: AUDIT_WITNESS_USAGE,
+    parse: parseWitnessArguments,
+    async run(args) {
       await witness(args);
-    }
-  },
-});
+      while (args.watchSeconds !== undefined) {
+        await sleep(args.watchSeconds * 1000);
+        await witness(args);
+      }
+    },
+  });
+}

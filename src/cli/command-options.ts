@@ -19,8 +19,10 @@ export type Options = Record<string, { type: 'string' | 'boolean' }>;
 
 export interface ParsedOptions {
   positionals: string[];
-  /** The value of a string option, undefined when it was not given. */
+  /** The value of a string option, undefined when it was not given; the last one when it was given more than once. */
   text: (name: string) => string | undefined;
+  /** Every value of a string option that may be repeated, in order. */
+  all: (name: string) => string[];
   /** Whether a boolean option was given. */
   flag: (name: string) => boolean;
 }
@@ -55,7 +57,7 @@ function failWhenNpmTookOptions(options: Options, env: NodeJS.ProcessEnv): void 
  */
 export function parseOptions(args: string[], options: Options, positionals = 0, env = process.env): { help: true } | ParsedOptions {
   failWhenNpmTookOptions(options, env);
-  const parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true });
+  const parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true, tokens: true });
   if (parsed.values.help === true) {
     return { help: true };
   }
@@ -77,6 +79,13 @@ export function parseOptions(args: string[], options: Options, positionals = 0, 
   return {
     positionals: parsed.positionals,
     text: (name) => parsed.values[name] as string | undefined,
+    all: (name) =>
+      parsed.tokens.flatMap((token) => {
+        if (token.kind !== 'option' || token.name !== name) {
+          return [];
+        }
+        return token.value === undefined || token.value === '' || token.value.startsWith('--') ? fail(`${optionName(name)} needs a value`) : [token.value];
+      }),
     flag: (name) => parsed.values[name] === true,
   };
 }

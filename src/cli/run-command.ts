@@ -5,6 +5,8 @@ import { UsageError } from './command-options';
 export interface Command<Args extends object> {
   /** The npm script that runs it, as the pointer to --help names it. */
   script: string;
+  /** The first argument that picks this command among the script's, as in `audit:witness -- serve`. */
+  subcommand?: string;
   usage: string;
   /** Reads the arguments, refusing bad ones with a UsageError; `{ help: true }` asks for the usage text. */
   parse: (args: string[]) => Args | { help: true };
@@ -107,7 +109,8 @@ export function runCommand<Args extends object>(command: Command<Args>): void {
     if (!(error instanceof UsageError)) {
       throw error;
     }
-    process.stderr.write(error.pointsToHelp ? `${error.message}. Run npm run ${command.script} -- --help for the options\n` : `${error.message}\n`);
+    const help = `npm run ${command.script} -- ${command.subcommand ? `${command.subcommand} ` : ''}--help`;
+    process.stderr.write(error.pointsToHelp ? `${error.message}. Run ${help} for the options\n` : `${error.message}\n`);
     process.exit(2);
   }
   if ('help' in args) {

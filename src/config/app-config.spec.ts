@@ -61,6 +61,7 @@ describe('loadAppConfig', () => {
         secretKey: undefined, generatesSecretKey: true, syslog: undefined,
       },
       tracing: undefined,
+      witnesses: { witnesses: [], quorum: 0, maxAgeSeconds: 600 },
     };
 
     assert.deepEqual(load({}), expected);

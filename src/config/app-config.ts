@@ -9,6 +9,7 @@ import { type ObservabilityConfig, observabilityConfig, ObservabilityVariables }
 import { type RateLimitConfig, rateLimitConfig, RateLimitVariables } from './rate-limit-config';
 import { type ServerConfig, serverConfig, ServerVariables } from './server-config';
 import { type TracingConfig, tracingConfig, TracingVariables } from './tracing-config';
+import { type WitnessConfig, witnessConfig, WitnessVariables } from './witness-config';
 
 /** Everything the server reads: each concern's configuration, side by side. */
 export interface AppConfig extends ServerConfig, ObservabilityConfig, DatabaseConfig, DatabaseClockConfig, TokenConfig, DemoSeedConfig {
@@ -16,13 +17,14 @@ export interface AppConfig extends ServerConfig, ObservabilityConfig, DatabaseCo
   audit: AuditConfig;
   decommissionApproval: DecommissionApprovalConfig;
   delivery: DeliveryConfig;
+  witnesses: WitnessConfig;
   /** Set when OpenTelemetry traces are exported (docs/operations.md#traces); absent, the SDK is not even loaded. */
   tracing?: TracingConfig;
 }
 
 /** Everything the server reads, checked once at start-up. */
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
-  const [server, runtime, observability, database, databaseClock, jwt, demoSeed, rateLimit, audit, decommissionApproval, delivery, tracing] = readVariables(env, [
+  const [server, runtime, observability, database, databaseClock, jwt, demoSeed, rateLimit, audit, decommissionApproval, delivery, tracing, witnesses] = readVariables(env, [
     ServerVariables,
     RuntimeVariables,
     ObservabilityVariables,
@@ -35,6 +37,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     DecommissionApprovalVariables,
     DeliveryVariables,
     TracingVariables,
+    WitnessVariables,
   ]);
   // Built in this order, so that production without its token keys says so before it is told of its audit key.
   return {
@@ -49,5 +52,6 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     decommissionApproval: decommissionApprovalConfig(decommissionApproval),
     delivery: deliveryConfig(delivery, runtime, cwd),
     tracing: tracingConfig(tracing),
+    witnesses: witnessConfig(witnesses),
   };
 }

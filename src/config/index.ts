@@ -13,6 +13,7 @@ export {
   SERVER_CONFIG,
   TOKEN_CONFIG,
   TRACING_CONFIG,
+  WITNESS_CONFIG,
 } from './config.module';
 export {
   type DatabaseClockConfig,
@@ -33,3 +34,4 @@ export type { RateLimitConfig } from './rate-limit-config';
 export type { ServerConfig } from './server-config';
 export { algorithmOf, privateTokenKey, publicTokenKey, readPem, type TokenAlgorithm, type TokenKey } from './token-keys';
 export { loadTracingConfig, type TracingConfig } from './tracing-config';
+export type { ConfiguredWitness, WitnessConfig } from './witness-config';

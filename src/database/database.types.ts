@@ -104,6 +104,22 @@ export interface AuditCheckpointTable {
   note: string;
 }
 
+/** A checkpoint sent to the witnesses, by its tree size: the note as the log signed it. */
+export interface AuditWitnessedCheckpointsTable {
+  tree_size: number;
+  note: string;
+}
+
+/** A witness's latest cosignature of a witnessed checkpoint: its signature line and its time in POSIX seconds. */
+export interface AuditCosignaturesTable {
+  tree_size: number;
+  /** The witness's verifier key (type 0x04), as AUDIT_WITNESSES names it. */
+  witness_key: string;
+  signature: string;
+  /** A bigint: pg returns it as a string. */
+  cosigned_at: ColumnType<string | number, number, number>;
+}
+
 /** The `vessel_counts` key whose row counts every vessel; migration 003 wrote it, so it never changes. */
 export const ALL_SECTORS = '*';
 
@@ -168,6 +184,8 @@ export interface DB {
   audit_pending: AuditPendingTable;
   audit_tree_nodes: AuditTreeNodesTable;
   audit_checkpoint: AuditCheckpointTable;
+  audit_witnessed_checkpoints: AuditWitnessedCheckpointsTable;
+  audit_cosignatures: AuditCosignaturesTable;
   decommission_requests: DecommissionRequestsTable;
   decommission_policy: DecommissionPolicyTable;
   delivery_feeds: DeliveryFeedsTable;

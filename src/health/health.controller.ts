@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuditLog } from '../audit';
+import { AuditLog, AuditWitnesses } from '../audit';
 import { Public, TokenService } from '../auth';
 import { ApiErrorResponse, ServiceUnavailableError } from '../common';
 import { DatabaseClockCheck, DatabaseHealth } from '../database';
@@ -15,12 +15,15 @@ const STORAGE_FAILING = 'The database cannot store data (disk full, read-only or
 const LIMIT_STORE_UNREACHABLE = 'The rate-limit store (Redis) is unreachable';
 const CLOCK_SKEWED = "The instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS";
 const JWKS_UNAVAILABLE = "The identity provider's key set (JWKS) cannot be fetched and the last good one is too old: no key of it is trusted";
+const WITNESS_QUORUM_STALE = 'The latest audit checkpoint cosigned by AUDIT_WITNESS_QUORUM witnesses is older than AUDIT_WITNESS_MAX_AGE';
 const JWKS_STALE = "The identity provider's key set (JWKS) cannot be refreshed: the last good one is used for up to JWT_JWKS_STALE_SECONDS past its age";
 
 /** Ready, with what an operator should know that does not make the instance unready. */
 interface Ready {
   status: 'success';
   warnings?: string[];
+  /** With a witness quorum: how old the served checkpoint's quorum of cosignatures is. */
+  audit_witness_quorum_age_seconds?: number;
 }
 
 @ApiTags('health')
@@ -35,6 +38,7 @@ export class HealthController {
     private readonly limitStore: LimitStoreHealth,
     private readonly clock: DatabaseClockCheck,
     private readonly tokens: TokenService,
+    private readonly witnesses: AuditWitnesses,
   ) {}
 
   @Get('live')
@@ -51,15 +55,25 @@ export class HealthController {
   @ApiOperation({
     summary: 'The instance can take traffic',
     description:
-      "It can reach its database and its rate-limit store, trusts a JWKS not too old, its clock agrees with the database's, its audit events find their place in time, and it is not shutting down. " +
+      "It can reach its database and its rate-limit store, trusts a JWKS not too old, its clock agrees with the database's, its audit events find their place in time, its witness-cosigned checkpoint is not too old, and it is not shutting down. " +
       'No token, no rate limit: a load balancer sends traffic only to instances that answer 200.',
   })
   @ApiOkResponse({
     schema: {
       type: 'object',
       required: ['status'],
-      properties: { status: { type: 'string', enum: ['success'] }, warnings: { type: 'array', maxItems: 1, items: { type: 'string', enum: [JWKS_STALE] } } },
-      example: { status: 'success', warnings: [JWKS_STALE] },
+      properties: {
+        status: { type: 'string', enum: ['success'] },
+        warnings: { type: 'array', maxItems: 1, items: { type: 'string', enum: [JWKS_STALE] } },
+        audit_witness_quorum_age_seconds: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 0,
+          maximum: 2_147_483_647,
+          description: "With AUDIT_WITNESS_QUORUM: seconds since the served checkpoint's quorum of cosignatures (before any, since the instance started)",
+        },
+      },
+      example: { status: 'success', warnings: [JWKS_STALE], audit_witness_quorum_age_seconds: 12 },
     },
     description: 'Ready. `warnings`, when present, says what an operator should know that does not make the instance unready: a JWKS served stale while its provider cannot be reached',
   })
@@ -67,7 +81,7 @@ export class HealthController {
     503,
     'SERVICE_UNAVAILABLE',
     DATABASE_UNREACHABLE,
-    "SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the JWKS cannot be fetched and the last good one is older than its max-age + JWT_JWKS_STALE_SECONDS, the instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS (PostgreSQL), the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down",
+    "SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the JWKS cannot be fetched and the last good one is older than its max-age + JWT_JWKS_STALE_SECONDS, the instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS (PostgreSQL), the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, the latest checkpoint cosigned by AUDIT_WITNESS_QUORUM witnesses is older than AUDIT_WITNESS_MAX_AGE, or the instance is shutting down",
   )
   async ready(): Promise<Ready> {
     if (this.shutdown.isShuttingDown) {
@@ -92,6 +106,10 @@ export class HealthController {
     if (this.auditLog.isLagging()) {
       throw new ServiceUnavailableError(AUDIT_LAGGING);
     }
-    return jwks === 'stale' ? { ...UP, warnings: [JWKS_STALE] } : UP;
+    const quorumAge = await this.witnesses.quorumAgeSeconds();
+    if (quorumAge !== undefined && quorumAge > this.witnesses.maxAgeSeconds) {
+      throw new ServiceUnavailableError(WITNESS_QUORUM_STALE);
+    }
+    return { ...UP, ...(jwks === 'stale' ? { warnings: [JWKS_STALE] } : {}), ...(quorumAge === undefined ? {} : { audit_witness_quorum_age_seconds: quorumAge }) };
   }
 }

@@ -113,6 +113,12 @@ export class Metrics {
     labelNames: ['feed'],
     registers: [this.registry],
   });
+  private readonly auditWitnessRequests = new Counter({
+    name: 'fleet_registry_audit_witness_requests_total',
+    help: 'Checkpoints this instance sent to a witness, by witness name and outcome: cosigned, conflict (409: it holds another size or root), refused (another status), invalid (no valid cosignature in its answer), unreachable',
+    labelNames: ['witness', 'outcome'],
+    registers: [this.registry],
+  });
   private auditLagSeconds: () => number = () => 0;
   private feedLags: () => FeedLag[] = () => [];
 
@@ -220,6 +226,10 @@ export class Metrics {
   /** `read` gives the lag of each feed this instance delivers when Prometheus scrapes. */
   readFeedLagsWith(read: () => FeedLag[]): void {
     this.feedLags = read;
+  }
+
+  auditWitnessAsked(witness: string, outcome: 'cosigned' | 'conflict' | 'refused' | 'invalid' | 'unreachable'): void {
+    this.auditWitnessRequests.inc({ witness, outcome });
   }
 
   /** `read` gives the sequencing lag in seconds when Prometheus scrapes. */

@@ -10,3 +10,5 @@ export type FleetRegistryClient = FleetRegistrySdk;
 export function createFleetRegistryClient(baseUrl: string, token: string): FleetRegistryClient {
   return new FleetRegistrySdk({ client: createClient({ baseUrl, auth: token }) });
 }
+
+export { type CheckpointKeys, CheckpointVerificationError, type VerifiedCheckpoint, verifyCheckpoint } from './checkpoint';

@@ -5,7 +5,7 @@ import { ApiErrorResponse, ValidationFailedError } from '../../common';
 import { AUDIT_ACTIONS } from '../audit.vocabulary';
 import { type AuthenticatedOfficer, BearerToken, CurrentOfficer, OpenedBy, RequiresClearance, TokenRefusedError, TokenService } from '../../auth';
 import { AuditStream, STREAMS_PER_CLIENT } from './audit-stream';
-import { AuditTree, ChainVerificationGate, RETRY_AFTER_MAX_SECONDS, VERIFICATIONS_BUSY_MESSAGE } from '../trail';
+import { AuditTree, AuditWitnesses, ChainVerificationGate, RETRY_AFTER_MAX_SECONDS, VERIFICATIONS_BUSY_MESSAGE } from '../trail';
 import { AuditEventsService, auditFilterOf } from './audit-events.service';
 import { AuditChainVerificationResponseDto } from './dto/audit-chain.dto';
 import { AuditEventListResponseDto, ListAuditEventsQueryDto, StreamAuditEventsQueryDto } from './dto/audit-event.dto';
@@ -21,10 +21,11 @@ import { KEEP_ALIVE_MS, SseSink } from './sse-sink';
 const TEXT = 'text/plain; charset=utf-8';
 /**
  * With AUDIT_LOG_ORIGIN at most 255 characters: a verifier key is at most 310 characters, a checkpoint
- * (origin, size, root, blank line, one signature line of the origin and 92 base64 characters) at most 671.
+ * (origin, size, root, blank line, one signature line of the origin and 92 base64 characters) at most
+ * 671, and each of at most 32 cosignature lines (a name of at most 255 characters, 104 base64) 363 more.
  */
 const VERIFIER_KEY_SCHEMA = { type: 'string', maxLength: 512 } as const;
-const CHECKPOINT_SCHEMA = { type: 'string', maxLength: 1024 } as const;
+const CHECKPOINT_SCHEMA = { type: 'string', maxLength: 12_288 } as const;
 const NO_CHECKPOINT = ['SERVICE_UNAVAILABLE', 'No audit checkpoint has been signed yet; retry in a moment'] as const;
 
 
@@ -35,6 +36,7 @@ export class AuditController {
     private readonly events: AuditEventsService,
     private readonly chain: ChainVerificationGate,
     private readonly tree: AuditTree,
+    private readonly witnesses: AuditWitnesses,
     private readonly streams: AuditStream,
     private readonly tokens: TokenService,
   ) {}
@@ -120,16 +122,17 @@ export class AuditController {
   @RequiresClearance(7, { action: AUDIT_ACTIONS.readAudit })
   @OpenedBy('AUDIT_TILES_PUBLIC')
   @ApiOperation({
-    summary: 'The latest signed checkpoint of the audit tree (clearance 7 or higher, or public where AUDIT_TILES_PUBLIC=true)',
+    summary: 'The latest signed checkpoint of the audit tree, with its witness cosignatures (clearance 7 or higher, or public where AUDIT_TILES_PUBLIC=true)',
     description:
       'A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one. ' +
+      'With AUDIT_WITNESS_QUORUM above 0, it is the latest checkpoint that at least that many of AUDIT_WITNESSES cosigned, and each cosignature (C2SP tlog-cosignature, Ed25519) follows the signature line as a line of its own; a newer checkpoint not yet cosigned by the quorum is not served. ' +
       'The checkpoint of the tlog-tiles under /v1/audit/tile; like every answer but the tiles, served with `Cache-Control: no-store`, as it changes whenever the tree grows.',
   })
-  @ApiOkResponse({ description: 'The note exactly as signed', content: { [TEXT]: { schema: CHECKPOINT_SCHEMA } } })
-  @ApiErrorResponse(503, ...NO_CHECKPOINT, 'no audit checkpoint signed yet (SERVICE_UNAVAILABLE)')
+  @ApiOkResponse({ description: 'The note as signed, then the witnesses\' cosignature lines', content: { [TEXT]: { schema: CHECKPOINT_SCHEMA } } })
+  @ApiErrorResponse(503, ...NO_CHECKPOINT, 'no audit checkpoint signed yet, or none cosigned by the witness quorum yet (SERVICE_UNAVAILABLE)')
   @Header('Content-Type', TEXT)
   async checkpoint(): Promise<string> {
-    return (await this.tree.latestCheckpoint()).note;
+    return this.witnesses.servedCheckpoint();
   }
 
   @Get('checkpoint/verifier-key')

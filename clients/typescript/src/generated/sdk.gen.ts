@@ -59,7 +59,7 @@ export class Health extends HeyApiClient {
     /**
      * The instance can take traffic
      *
-     * It can reach its database and its rate-limit store, trusts a JWKS not too old, its clock agrees with the database's, its audit events find their place in time, and it is not shutting down. No token, no rate limit: a load balancer sends traffic only to instances that answer 200.
+     * It can reach its database and its rate-limit store, trusts a JWKS not too old, its clock agrees with the database's, its audit events find their place in time, its witness-cosigned checkpoint is not too old, and it is not shutting down. No token, no rate limit: a load balancer sends traffic only to instances that answer 200.
      */
     public ready<ThrowOnError extends boolean = false>(options?: Options<HealthControllerReadyData, ThrowOnError>): RequestResult<HealthControllerReadyResponses, HealthControllerReadyErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<HealthControllerReadyResponses, HealthControllerReadyErrors, ThrowOnError>({ url: '/health/ready', ...options });
@@ -251,9 +251,9 @@ export class Audit extends HeyApiClient {
     }
     
     /**
-     * The latest signed checkpoint of the audit tree (clearance 7 or higher, or public where AUDIT_TILES_PUBLIC=true)
+     * The latest signed checkpoint of the audit tree, with its witness cosignatures (clearance 7 or higher, or public where AUDIT_TILES_PUBLIC=true)
      *
-     * A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one. The checkpoint of the tlog-tiles under /v1/audit/tile; like every answer but the tiles, served with `Cache-Control: no-store`, as it changes whenever the tree grows.
+     * A C2SP tlog-checkpoint in a signed note (Ed25519): origin, tree size, root hash (base64), a blank line, the signature line. Every instance serves the same one. With AUDIT_WITNESS_QUORUM above 0, it is the latest checkpoint that at least that many of AUDIT_WITNESSES cosigned, and each cosignature (C2SP tlog-cosignature, Ed25519) follows the signature line as a line of its own; a newer checkpoint not yet cosigned by the quorum is not served. The checkpoint of the tlog-tiles under /v1/audit/tile; like every answer but the tiles, served with `Cache-Control: no-store`, as it changes whenever the tree grows.
      */
     public checkpoint<ThrowOnError extends boolean = false>(options?: Options<AuditControllerCheckpointData, ThrowOnError>): RequestResult<AuditControllerCheckpointResponses, AuditControllerCheckpointErrors, ThrowOnError> {
         return (options?.client ?? this.client).get<AuditControllerCheckpointResponses, AuditControllerCheckpointErrors, ThrowOnError>({

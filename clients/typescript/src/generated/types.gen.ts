@@ -582,7 +582,7 @@ export type HealthControllerReadyErrors = {
      */
     500: ErrorResponseDto;
     /**
-     * SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the JWKS cannot be fetched and the last good one is older than its max-age + JWT_JWKS_STALE_SECONDS, the instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS (PostgreSQL), the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, or the instance is shutting down
+     * SERVICE_UNAVAILABLE: the database or the rate-limit store (Redis) is unreachable, the database failed to store data in the last 10 s, the JWKS cannot be fetched and the last good one is older than its max-age + JWT_JWKS_STALE_SECONDS, the instance's clock differs from the database's by more than CLOCK_SKEW_MAX_MS (PostgreSQL), the audit trail's sequencing lags past AUDIT_READINESS_LAG_MS, the latest checkpoint cosigned by AUDIT_WITNESS_QUORUM witnesses is older than AUDIT_WITNESS_MAX_AGE, or the instance is shutting down
      */
     503: ErrorResponseDto;
 };
@@ -596,6 +596,10 @@ export type HealthControllerReadyResponses = {
     200: {
         status: 'success';
         warnings?: Array<'The identity provider\'s key set (JWKS) cannot be refreshed: the last good one is used for up to JWT_JWKS_STALE_SECONDS past its age'>;
+        /**
+         * With AUDIT_WITNESS_QUORUM: seconds since the served checkpoint's quorum of cosignatures (before any, since the instance started)
+         */
+        audit_witness_quorum_age_seconds?: number;
     };
 };
 
@@ -1430,7 +1434,7 @@ export type AuditControllerCheckpointErrors = {
      */
     500: ErrorResponseDto;
     /**
-     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE); or no audit checkpoint signed yet (SERVICE_UNAVAILABLE)
+     * The database or the rate-limit store cannot be reached, or the audit event cannot be written (SERVICE_UNAVAILABLE); or no audit checkpoint signed yet, or none cosigned by the witness quorum yet (SERVICE_UNAVAILABLE)
      */
     503: ErrorResponseDto;
 };
@@ -1439,7 +1443,7 @@ export type AuditControllerCheckpointError = AuditControllerCheckpointErrors[key
 
 export type AuditControllerCheckpointResponses = {
     /**
-     * The note exactly as signed
+     * The note as signed, then the witnesses' cosignature lines
      */
     200: string;
 };
