@@ -72,7 +72,7 @@ function clearanceOf(route: Route): { level: number; errorCode: string } | undef
 function domainRefusalsOf(route: Route): number[] {
   return Object.entries(route.operation.responses)
     .filter(([status, response]) => {
-      if (!['403', '404', '409', '422', '429'].includes(status)) {
+      if (!['403', '404', '409', '412', '422', '429'].includes(status)) {
         return false;
       }
       const besidesShared = (response as ResponseObject).description.replace(/Clearance below \d+ \(\w+\)|\(RATE_LIMITED\)/g, '');
@@ -318,6 +318,24 @@ describeEachDatabase('every refusal of every operation records exactly one denia
         errorCode: 'ASSET_ACCESS_DENIED',
         arrange: async () => ({ send: () => decommission(direct, 'OLD-0001', admiral(direct)) }),
         denial: { action: 'asset.decommission', reason: 'ASSET_NOT_FOUND', ...byOfficer(ADMIRAL, 10, 'OLD-0001') },
+      },
+      {
+        operation: 'DELETE /v1/assets/{asset_id}',
+        name: 'a DELETE whose If-Match names another record of the asset',
+        on: 'direct',
+        status: 412,
+        errorCode: 'PRECONDITION_FAILED',
+        arrange: async () => ({ send: () => decommission(direct, 'TIE-0001', admiral(direct)).set('If-Match', '"another-record"') }),
+        denial: { action: 'asset.decommission', reason: 'PRECONDITION_FAILED', ...byOfficer(ADMIRAL, 10, 'TIE-0001') },
+      },
+      {
+        operation: 'POST /v1/assets/{asset_id}/recommission',
+        name: 'a recommission whose If-Match names another record of the asset',
+        on: 'direct',
+        status: 412,
+        errorCode: 'PRECONDITION_FAILED',
+        arrange: async () => ({ send: () => recommission(direct, 'OLD-0001', admiral(direct)).set('If-Match', '"another-record"') }),
+        denial: { action: 'asset.recommission', reason: 'PRECONDITION_FAILED', ...byOfficer(ADMIRAL, 10, 'OLD-0001') },
       },
       {
         operation: 'POST /v1/assets/{asset_id}/recommission',

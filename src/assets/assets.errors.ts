@@ -46,3 +46,17 @@ export class AssetNotDecommissionedError extends AuditedDenial {
     super(ASSET_NOT_DECOMMISSIONED_MESSAGE);
   }
 }
+
+export const PRECONDITION_FAILED_MESSAGE = 'The asset changed since it was read: If-Match names none of its current record; read it again and decide on what it is now';
+
+/** A decision whose If-Match no longer names the asset's record: nothing is changed, and the refusal is recorded. */
+export class PreconditionFailedError extends AuditedDenial {
+  readonly status = HttpStatus.PRECONDITION_FAILED;
+  readonly errorCode = 'PRECONDITION_FAILED';
+  readonly denialReason: AssetDenialReason = 'PRECONDITION_FAILED';
+
+  /** @param deniedAction the operation refused, when it is not the route's */
+  constructor(override readonly deniedAction?: string) {
+    super(PRECONDITION_FAILED_MESSAGE);
+  }
+}

@@ -17,7 +17,8 @@ export const DECOMMISSION_REQUEST_ACTIONS = {
   read: 'decommission.read',
 } as const;
 
-export const ASSET_DENIAL_REASONS = ['ASSET_NOT_FOUND', 'ASSET_NOT_DECOMMISSIONED'] as const;
+/** PRECONDITION_FAILED: an If-Match that no longer names the asset's record (412). */
+export const ASSET_DENIAL_REASONS = ['ASSET_NOT_FOUND', 'ASSET_NOT_DECOMMISSIONED', 'PRECONDITION_FAILED'] as const;
 export type AssetDenialReason = (typeof ASSET_DENIAL_REASONS)[number];
 
 export const DECOMMISSION_REQUEST_DENIAL_REASONS = [

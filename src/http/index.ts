@@ -8,4 +8,4 @@ export { ExpressObjectsAdapter } from './express-objects';
 export { createValidationPipe } from './validation.pipe';
 export { RequestOrigin, requestOrigin } from './request-origin';
 export { denialOf } from './audited-request';
-export { ifNoneMatchIncludes, REVALIDATE_ON_EVERY_USE, strongEntityTag } from './entity-tags';
+export { checkConditionField, CONDITION_FIELD_MAX_LENGTH, CONDITION_FIELD_SCHEMA, ifMatchIncludes, ifNoneMatchIncludes, REVALIDATE_ON_EVERY_USE, strongEntityTag } from './entity-tags';

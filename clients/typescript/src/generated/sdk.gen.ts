@@ -102,7 +102,7 @@ export class Assets extends HeyApiClient {
     /**
      * Get an asset record, active or decommissioned (clearance 7 or higher)
      *
-     * Below clearance 7 the answer is 403 ASSET_ACCESS_DENIED whatever the id, so that whether an asset exists is told only to an officer who may decommission it; the refusal is audited (asset.read). Only then is the id checked (400) and the asset looked up (404).
+     * Below clearance 7 the answer is 403 ASSET_ACCESS_DENIED whatever the id, so that whether an asset exists is told only to an officer who may decommission it; the refusal is audited (asset.read). Only then is the id checked (400) and the asset looked up (404). The ETag names the record: send it as If-Match on a decision about the asset, or as If-None-Match here (304 while the record is unchanged).
      */
     public findOne<ThrowOnError extends boolean = false>(options: Options<AssetsControllerFindOneData, ThrowOnError>): RequestResult<AssetsControllerFindOneResponses, AssetsControllerFindOneErrors, ThrowOnError> {
         return (options.client ?? this.client).get<AssetsControllerFindOneResponses, AssetsControllerFindOneErrors, ThrowOnError>({

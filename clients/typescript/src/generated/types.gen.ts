@@ -204,7 +204,7 @@ export type AuditEventDto = {
     /**
      * Why it was denied; null when allowed.
      */
-    reason: 'TOKEN_MISSING' | 'TOKEN_INVALID' | 'TOKEN_EXPIRED' | 'CLEARANCE_INSUFFICIENT' | 'ASSET_NOT_FOUND' | 'ASSET_NOT_DECOMMISSIONED' | 'RATE_LIMITED' | 'AUTHORIZED_BY_IS_CALLER' | 'DECOMMISSION_REQUEST_PENDING' | 'DECOMMISSION_REQUEST_NOT_FOUND' | 'NOT_AUTHORIZING_OFFICER' | 'NOT_REQUESTER' | 'DECOMMISSION_REQUEST_NOT_PENDING' | 'DECOMMISSION_REQUEST_EXPIRED' | 'DECOMMISSION_REQUEST_LIMIT' | null;
+    reason: 'TOKEN_MISSING' | 'TOKEN_INVALID' | 'TOKEN_EXPIRED' | 'CLEARANCE_INSUFFICIENT' | 'ASSET_NOT_FOUND' | 'ASSET_NOT_DECOMMISSIONED' | 'PRECONDITION_FAILED' | 'RATE_LIMITED' | 'AUTHORIZED_BY_IS_CALLER' | 'DECOMMISSION_REQUEST_PENDING' | 'DECOMMISSION_REQUEST_NOT_FOUND' | 'NOT_AUTHORIZING_OFFICER' | 'NOT_REQUESTER' | 'DECOMMISSION_REQUEST_NOT_PENDING' | 'DECOMMISSION_REQUEST_EXPIRED' | 'DECOMMISSION_REQUEST_LIMIT' | null;
     /**
      * Token subject; null when no valid token was given.
      */
@@ -462,6 +462,12 @@ export type FleetControllerListStarDestroyersResponse = FleetControllerListStarD
 
 export type AssetsControllerDecommissionData = {
     body: DecommissionAssetDto;
+    headers?: {
+        /**
+         * An ETag of the asset record (GET /v1/assets/{asset_id}), a list of them, or * (any record): the decision is taken only while the record is one it names, else 412 and nothing changes. Checked once the asset is found and active.
+         */
+        'If-Match'?: string;
+    };
     path: {
         /**
          * Three capital letters, a hyphen, four digits.
@@ -474,7 +480,7 @@ export type AssetsControllerDecommissionData = {
 
 export type AssetsControllerDecommissionErrors = {
     /**
-     * Invalid asset id or body (VALIDATION_ERROR)
+     * Invalid asset id or body, or an If-Match over 1024 characters (VALIDATION_ERROR)
      */
     400: ErrorResponseDto;
     /**
@@ -493,6 +499,10 @@ export type AssetsControllerDecommissionErrors = {
      * DECOMMISSION_APPROVAL=required: the asset has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING)
      */
     409: ErrorResponseDto;
+    /**
+     * If-Match names none of the asset's current record: it changed since it was read (PRECONDITION_FAILED); nothing changed, and the refusal is audited
+     */
+    412: ErrorResponseDto;
     /**
      * Body over 16 KB (PAYLOAD_TOO_LARGE)
      */
@@ -536,6 +546,12 @@ export type AssetsControllerDecommissionResponse = AssetsControllerDecommissionR
 
 export type AssetsControllerFindOneData = {
     body?: never;
+    headers?: {
+        /**
+         * An ETag of an earlier answer, a list of them, or *: 304 while the record is unchanged.
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * Three capital letters, a hyphen, four digits.
@@ -548,7 +564,7 @@ export type AssetsControllerFindOneData = {
 
 export type AssetsControllerFindOneErrors = {
     /**
-     * Invalid asset id (VALIDATION_ERROR)
+     * Invalid asset id, or an If-None-Match over 1024 characters (VALIDATION_ERROR)
      */
     400: ErrorResponseDto;
     /**
@@ -590,6 +606,12 @@ export type AssetsControllerFindOneResponse = AssetsControllerFindOneResponses[k
 
 export type AssetsControllerRecommissionData = {
     body: RecommissionAssetDto;
+    headers?: {
+        /**
+         * An ETag of the asset record (GET /v1/assets/{asset_id}), a list of them, or * (any record): the decision is taken only while the record is one it names, else 412 and nothing changes. Checked once the asset is found and decommissioned.
+         */
+        'If-Match'?: string;
+    };
     path: {
         /**
          * Three capital letters, a hyphen, four digits.
@@ -602,7 +624,7 @@ export type AssetsControllerRecommissionData = {
 
 export type AssetsControllerRecommissionErrors = {
     /**
-     * Invalid asset id or body (VALIDATION_ERROR)
+     * Invalid asset id or body, or an If-Match over 1024 characters (VALIDATION_ERROR)
      */
     400: ErrorResponseDto;
     /**
@@ -621,6 +643,10 @@ export type AssetsControllerRecommissionErrors = {
      * The asset is active (ASSET_NOT_DECOMMISSIONED), or, with DECOMMISSION_APPROVAL=required, it has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING)
      */
     409: ErrorResponseDto;
+    /**
+     * If-Match names none of the asset's current record: it changed since it was read (PRECONDITION_FAILED); nothing changed, and the refusal is audited
+     */
+    412: ErrorResponseDto;
     /**
      * Body over 16 KB (PAYLOAD_TOO_LARGE)
      */
