@@ -294,6 +294,29 @@ describeEachDatabase('every refusal of every operation records exactly one denia
       await approval.db.insertInto('decommission_requests').values(held).execute();
       return () => approval.db.deleteFrom('decommission_requests').where('requested_by', '=', officer).execute();
     };
+    /** A key the officer already used for another request (it is kept until IDEMPOTENCY_TTL): the key, for a request it does not fit. */
+    const keyUsedElsewhere = async (officer: string) => {
+      const key = randomUUID();
+      const now = new Date();
+      await approval.db
+        .insertInto('idempotency_keys')
+        .values({
+          caller: officer,
+          idempotency_key: key,
+          method: 'POST',
+          path: '/v1/assets/TIE-0001/recommission',
+          fingerprint: '0'.repeat(64),
+          state: 'completed',
+          claim_token: randomUUID(),
+          claimed_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + 3_600_000).toISOString(),
+          status: 200,
+          headers: '{}',
+          body: '{}',
+        })
+        .execute();
+      return key;
+    };
     const byOfficer = (id: string, clearance: number, assetId: string | null) => ({ actor: [id, clearance] as [string, number], assetId });
     const expiryBy = (id: string, clearance: number, assetId: string) => () => [
       { action: 'decommission.expire', outcome: 'allowed', reason: null, actor: id, actor_clearance: clearance, asset_id: assetId },
@@ -534,6 +557,42 @@ describeEachDatabase('every refusal of every operation records exactly one denia
           return { send: () => decideRequest(approval, requestId, 'approve', approver()), settle };
         },
         denial: { action: 'asset.recommission', reason: 'ASSET_NOT_DECOMMISSIONED', ...byOfficer(APPROVER, 8, null) },
+      },
+      {
+        operation: 'POST /v1/decommission-requests/{request_id}/approve',
+        name: 'a approve whose Idempotency-Key the officer used for another request',
+        on: 'approval',
+        status: 422,
+        errorCode: 'IDEMPOTENCY_KEY_MISMATCH',
+        arrange: async () => {
+          const requestId = randomUUID();
+          const key = await keyUsedElsewhere(APPROVER);
+          return { send: () => decideRequest(approval, requestId, 'approve', approver()).set('Idempotency-Key', key) };
+        },
+      },
+      {
+        operation: 'POST /v1/decommission-requests/{request_id}/reject',
+        name: 'a reject whose Idempotency-Key the officer used for another request',
+        on: 'approval',
+        status: 422,
+        errorCode: 'IDEMPOTENCY_KEY_MISMATCH',
+        arrange: async () => {
+          const requestId = randomUUID();
+          const key = await keyUsedElsewhere(APPROVER);
+          return { send: () => decideRequest(approval, requestId, 'reject', approver()).set('Idempotency-Key', key) };
+        },
+      },
+      {
+        operation: 'POST /v1/decommission-requests/{request_id}/withdraw',
+        name: 'a withdraw whose Idempotency-Key the officer used for another request',
+        on: 'approval',
+        status: 422,
+        errorCode: 'IDEMPOTENCY_KEY_MISMATCH',
+        arrange: async () => {
+          const requestId = randomUUID();
+          const key = await keyUsedElsewhere(REQUESTER);
+          return { send: () => decideRequest(approval, requestId, 'withdraw', requester()).set('Idempotency-Key', key) };
+        },
       },
     ];
 

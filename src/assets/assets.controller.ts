@@ -5,6 +5,7 @@ import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '..
 import { ApiErrorResponse } from '../common';
 import { APPROVAL_TTL_MAX_SECONDS } from '../config';
 import type { DecommissionRequestKind } from '../database';
+import { IDEMPOTENCY_IN_USE, IDEMPOTENCY_MISMATCH, Idempotent, RETRY_AFTER_IN_USE } from '../idempotency';
 import { checkConditionField, CONDITION_FIELD_MAX_LENGTH, CONDITION_FIELD_SCHEMA, ifNoneMatchIncludes, RequestOrigin, REVALIDATE_ON_EVERY_USE } from '../http';
 import { assetEntityTag } from './asset-entity-tag';
 import { ASSET_ACCESS_DENIED_MESSAGE, ASSET_NOT_DECOMMISSIONED_MESSAGE, AssetAccessDeniedError, PRECONDITION_FAILED_MESSAGE } from './assets.errors';
@@ -75,6 +76,7 @@ export class AssetsController {
 
   @Delete(':asset_id')
   @HttpCode(HttpStatus.OK)
+  @Idempotent()
   @RequiresClearance(7, {
     action: ASSET_ACTIONS.decommission,
     deniedError: AssetAccessDeniedError.forbidden,
@@ -91,8 +93,14 @@ export class AssetsController {
   @ApiIfMatch('and active')
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'reason must not be blank', `Invalid asset id or body, or an If-Match over ${CONDITION_FIELD_MAX_LENGTH} characters (VALIDATION_ERROR)`)
   @ApiErrorResponse(404, 'ASSET_ACCESS_DENIED', ASSET_ACCESS_DENIED_MESSAGE, 'No active asset with that id (ASSET_ACCESS_DENIED)')
-  @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_PENDING', `Asset TIE-0001 already has a pending decommission request: ${EXAMPLE_REQUEST_ID}`, 'DECOMMISSION_APPROVAL=required: the asset has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING)')
-  @ApiErrorResponse(422, 'AUTHORIZED_BY_IS_CALLER', AUTHORIZED_BY_IS_CALLER_MESSAGE, 'DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER)')
+  @ApiErrorResponse(
+    409,
+    'DECOMMISSION_REQUEST_PENDING',
+    `Asset TIE-0001 already has a pending decommission request: ${EXAMPLE_REQUEST_ID}`,
+    `DECOMMISSION_APPROVAL=required: the asset has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING); ${IDEMPOTENCY_IN_USE}`,
+    RETRY_AFTER_IN_USE,
+  )
+  @ApiErrorResponse(422, 'AUTHORIZED_BY_IS_CALLER', AUTHORIZED_BY_IS_CALLER_MESSAGE, `DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER); ${IDEMPOTENCY_MISMATCH}`)
   @ApiRequestLimitResponse()
   async decommission(
     @Param() { asset_id }: AssetIdParamDto,
@@ -113,6 +121,7 @@ export class AssetsController {
 
   @Post(':asset_id/recommission')
   @HttpCode(HttpStatus.OK)
+  @Idempotent()
   @RequiresClearance(7, {
     action: ASSET_ACTIONS.recommission,
     deniedError: AssetAccessDeniedError.forbidden,
@@ -133,9 +142,10 @@ export class AssetsController {
     409,
     'ASSET_NOT_DECOMMISSIONED',
     ASSET_NOT_DECOMMISSIONED_MESSAGE,
-    'The asset is active (ASSET_NOT_DECOMMISSIONED), or, with DECOMMISSION_APPROVAL=required, it has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING)',
+    `The asset is active (ASSET_NOT_DECOMMISSIONED), or, with DECOMMISSION_APPROVAL=required, it has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING); ${IDEMPOTENCY_IN_USE}`,
+    RETRY_AFTER_IN_USE,
   )
-  @ApiErrorResponse(422, 'AUTHORIZED_BY_IS_CALLER', AUTHORIZED_BY_IS_CALLER_MESSAGE, 'DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER)')
+  @ApiErrorResponse(422, 'AUTHORIZED_BY_IS_CALLER', AUTHORIZED_BY_IS_CALLER_MESSAGE, `DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER); ${IDEMPOTENCY_MISMATCH}`)
   @ApiRequestLimitResponse()
   async recommission(
     @Param() { asset_id }: AssetIdParamDto,

@@ -103,9 +103,9 @@ export class AssetsService {
   /**
    * Why the asset cannot be recommissioned: it is active (409), or absent (404, as DELETE answers); named
    * as a recommission's refusal, whichever route asked (an approval's is not its own step's). Read in
-   * `executor` when a transaction is open, which on SQLite holds the one connection.
+   * the transaction open in this context, if any, which on SQLite holds the one connection.
    */
-  async recommissionRefusal(assetId: string, executor?: Kysely<DB>): Promise<AssetNotDecommissionedError | AssetAccessDeniedError> {
+  async recommissionRefusal(assetId: string, executor: Kysely<DB> = this.transactions.executor()): Promise<AssetNotDecommissionedError | AssetAccessDeniedError> {
     const action = ASSET_ACTIONS.recommission;
     return (await this.assets.findById(assetId, executor)) ? new AssetNotDecommissionedError(action) : AssetAccessDeniedError.notFound(action);
   }

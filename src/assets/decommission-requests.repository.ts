@@ -146,12 +146,12 @@ export class DecommissionRequestsRepository {
     return { count: Number(count), firstExpiry };
   }
 
-  findById(requestId: string) {
-    return this.db.selectFrom('decommission_requests').select(DECOMMISSION_REQUEST_COLUMNS).where('request_id', '=', requestId).executeTakeFirst();
+  findById(requestId: string, executor: Kysely<DB> = this.db) {
+    return executor.selectFrom('decommission_requests').select(DECOMMISSION_REQUEST_COLUMNS).where('request_id', '=', requestId).executeTakeFirst();
   }
 
-  findPending(assetId: string) {
-    return this.db
+  findPending(assetId: string, executor: Kysely<DB> = this.db) {
+    return executor
       .selectFrom('decommission_requests')
       .select(DECOMMISSION_REQUEST_COLUMNS)
       .where('asset_id', '=', assetId)

@@ -106,7 +106,7 @@ export class DecommissionRequestsService {
       throw new AuthorizedByIsCallerError();
     }
     // A pending request past its expiry must not hold the asset's one pending place.
-    const overdue = await this.requests.findPending(assetId);
+    const overdue = await this.requests.findPending(assetId, this.transactions.executor());
     if (overdue) {
       await this.expireIfOverdue(overdue, officer, origin);
     }
@@ -134,7 +134,7 @@ export class DecommissionRequestsService {
     if (opened) {
       return opened;
     }
-    const pending = await this.requests.findPending(assetId);
+    const pending = await this.requests.findPending(assetId, this.transactions.executor());
     if (pending) {
       throw new DecommissionRequestPendingError(assetId, pending.request_id);
     }
@@ -233,7 +233,7 @@ export class DecommissionRequestsService {
 
   /** The request as it is now: marked expired first when it is overdue; 404 when there is none. */
   private async current(requestId: string, officer: Actor, origin: RequestOrigin): Promise<Request> {
-    const request = await this.requests.findById(requestId);
+    const request = await this.requests.findById(requestId, this.transactions.executor());
     if (!request) {
       throw new DecommissionRequestNotFoundError(requestId);
     }

@@ -3,6 +3,7 @@ import { type DatabaseClockConfig, databaseClockConfig, DatabaseClockVariables, 
 import { type DecommissionApprovalConfig, decommissionApprovalConfig, DecommissionApprovalVariables } from './decommission-approval-config';
 import { type DeliveryConfig, deliveryConfig, DeliveryVariables } from './delivery-config';
 import { type DemoSeedConfig, demoSeedConfig, DemoSeedVariables } from './demo-seed-config';
+import { type IdempotencyConfig, idempotencyConfig, IdempotencyVariables } from './idempotency-config';
 import { readVariables, RuntimeVariables } from './environment';
 import { type TokenConfig, tokenConfig, JwtVariables } from './jwt-config';
 import { type ObservabilityConfig, observabilityConfig, ObservabilityVariables } from './observability-config';
@@ -16,13 +17,14 @@ export interface AppConfig extends ServerConfig, ObservabilityConfig, DatabaseCo
   audit: AuditConfig;
   decommissionApproval: DecommissionApprovalConfig;
   delivery: DeliveryConfig;
+  idempotency: IdempotencyConfig;
   /** Set when OpenTelemetry traces are exported (docs/operations.md#traces); absent, the SDK is not even loaded. */
   tracing?: TracingConfig;
 }
 
 /** Everything the server reads, checked once at start-up. */
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
-  const [server, runtime, observability, database, databaseClock, jwt, demoSeed, rateLimit, audit, decommissionApproval, delivery, tracing] = readVariables(env, [
+  const [server, runtime, observability, database, databaseClock, jwt, demoSeed, rateLimit, audit, decommissionApproval, delivery, idempotency, tracing] = readVariables(env, [
     ServerVariables,
     RuntimeVariables,
     ObservabilityVariables,
@@ -34,6 +36,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     AuditVariables,
     DecommissionApprovalVariables,
     DeliveryVariables,
+    IdempotencyVariables,
     TracingVariables,
   ]);
   // Built in this order, so that production without its token keys says so before it is told of its audit key.
@@ -48,6 +51,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     audit: auditConfig(audit, runtime, cwd),
     decommissionApproval: decommissionApprovalConfig(decommissionApproval),
     delivery: deliveryConfig(delivery, runtime, cwd),
+    idempotency: idempotencyConfig(idempotency),
     tracing: tracingConfig(tracing),
   };
 }

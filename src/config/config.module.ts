@@ -12,6 +12,7 @@ export const RATE_LIMIT_CONFIG = Symbol('RATE_LIMIT_CONFIG');
 export const AUDIT_CONFIG = Symbol('AUDIT_CONFIG');
 export const DECOMMISSION_APPROVAL_CONFIG = Symbol('DECOMMISSION_APPROVAL_CONFIG');
 export const DELIVERY_CONFIG = Symbol('DELIVERY_CONFIG');
+export const IDEMPOTENCY_CONFIG = Symbol('IDEMPOTENCY_CONFIG');
 /** The TracingConfig, or undefined when no traces are exported. */
 export const TRACING_CONFIG = Symbol('TRACING_CONFIG');
 
@@ -32,6 +33,7 @@ export class ConfigModule {
       [AUDIT_CONFIG, config.audit],
       [DECOMMISSION_APPROVAL_CONFIG, config.decommissionApproval],
       [DELIVERY_CONFIG, config.delivery],
+      [IDEMPOTENCY_CONFIG, config.idempotency],
       [TRACING_CONFIG, config.tracing],
     ]);
     // Factories, since Nest would take a value provider's undefined (no tracing) for a missing provider.

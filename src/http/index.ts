@@ -1,4 +1,4 @@
-export { ApiExceptionFilter } from './api-exception.filter';
+export { ApiExceptionFilter, errorBodyOf } from './api-exception.filter';
 export { API_ALIAS, assignRequestId, fixedHeaders, headersSetBy, isServedUnderApiAlias, REQUEST_ID_HEADER, SANE_REQUEST_ID, serveApiAlias } from './request-context';
 export { repairPathEncoding } from './path-encoding';
 export { MethodNotAllowedModule } from './method-not-allowed';

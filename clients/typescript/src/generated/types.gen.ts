@@ -467,6 +467,10 @@ export type AssetsControllerDecommissionData = {
          * An ETag of the asset record (GET /v1/assets/{asset_id}), a list of them, or * (any record): the decision is taken only while the record is one it names, else 412 and nothing changes. Checked once the asset is found and active.
          */
         'If-Match'?: string;
+        /**
+         * Makes the decision safe to send again: the same caller sending the same request (method, path and body) with the same key within IDEMPOTENCY_TTL gets the first answer again (its status, body, Location and ETag, plus Idempotent-Replayed: true), and nothing is applied twice. Kept: 2xx, and the 404, 409 and 412 that reflect the record. 1 to 255 visible ASCII characters (else 400); the same key with another request: 422 IDEMPOTENCY_KEY_MISMATCH; while the first is being decided: 409 IDEMPOTENCY_KEY_IN_USE.
+         */
+        'Idempotency-Key'?: string;
     };
     path: {
         /**
@@ -496,7 +500,7 @@ export type AssetsControllerDecommissionErrors = {
      */
     404: ErrorResponseDto;
     /**
-     * DECOMMISSION_APPROVAL=required: the asset has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING)
+     * DECOMMISSION_APPROVAL=required: the asset has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING); or a request with the same Idempotency-Key is still being decided (IDEMPOTENCY_KEY_IN_USE: A request with this Idempotency-Key is still being decided; retry once it is answered)
      */
     409: ErrorResponseDto;
     /**
@@ -512,7 +516,7 @@ export type AssetsControllerDecommissionErrors = {
      */
     415: ErrorResponseDto;
     /**
-     * DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER)
+     * DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER); or the Idempotency-Key was used for another method, path or body (IDEMPOTENCY_KEY_MISMATCH)
      */
     422: ErrorResponseDto;
     /**
@@ -611,6 +615,10 @@ export type AssetsControllerRecommissionData = {
          * An ETag of the asset record (GET /v1/assets/{asset_id}), a list of them, or * (any record): the decision is taken only while the record is one it names, else 412 and nothing changes. Checked once the asset is found and decommissioned.
          */
         'If-Match'?: string;
+        /**
+         * Makes the decision safe to send again: the same caller sending the same request (method, path and body) with the same key within IDEMPOTENCY_TTL gets the first answer again (its status, body, Location and ETag, plus Idempotent-Replayed: true), and nothing is applied twice. Kept: 2xx, and the 404, 409 and 412 that reflect the record. 1 to 255 visible ASCII characters (else 400); the same key with another request: 422 IDEMPOTENCY_KEY_MISMATCH; while the first is being decided: 409 IDEMPOTENCY_KEY_IN_USE.
+         */
+        'Idempotency-Key'?: string;
     };
     path: {
         /**
@@ -640,7 +648,7 @@ export type AssetsControllerRecommissionErrors = {
      */
     404: ErrorResponseDto;
     /**
-     * The asset is active (ASSET_NOT_DECOMMISSIONED), or, with DECOMMISSION_APPROVAL=required, it has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING)
+     * The asset is active (ASSET_NOT_DECOMMISSIONED), or, with DECOMMISSION_APPROVAL=required, it has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING); or a request with the same Idempotency-Key is still being decided (IDEMPOTENCY_KEY_IN_USE: A request with this Idempotency-Key is still being decided; retry once it is answered)
      */
     409: ErrorResponseDto;
     /**
@@ -656,7 +664,7 @@ export type AssetsControllerRecommissionErrors = {
      */
     415: ErrorResponseDto;
     /**
-     * DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER)
+     * DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER); or the Idempotency-Key was used for another method, path or body (IDEMPOTENCY_KEY_MISMATCH)
      */
     422: ErrorResponseDto;
     /**
@@ -863,6 +871,12 @@ export type DecommissionRequestsControllerFindOneResponse = DecommissionRequests
 
 export type DecommissionRequestsControllerApproveData = {
     body?: never;
+    headers?: {
+        /**
+         * Makes the decision safe to send again: the same caller sending the same request (method, path and body) with the same key within IDEMPOTENCY_TTL gets the first answer again (its status, body, Location and ETag, plus Idempotent-Replayed: true), and nothing is applied twice. Kept: 2xx, and the 404, 409 and 412 that reflect the record. 1 to 255 visible ASCII characters (else 400); the same key with another request: 422 IDEMPOTENCY_KEY_MISMATCH; while the first is being decided: 409 IDEMPOTENCY_KEY_IN_USE.
+         */
+        'Idempotency-Key'?: string;
+    };
     path: {
         /**
          * The request_id the DELETE answered.
@@ -893,9 +907,13 @@ export type DecommissionRequestsControllerApproveErrors = {
      */
     404: ErrorResponseDto;
     /**
-     * Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED); a recommission's asset is active (ASSET_NOT_DECOMMISSIONED)
+     * Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED); a recommission's asset is active (ASSET_NOT_DECOMMISSIONED); or a request with the same Idempotency-Key is still being decided (IDEMPOTENCY_KEY_IN_USE: A request with this Idempotency-Key is still being decided; retry once it is answered)
      */
     409: ErrorResponseDto;
+    /**
+     * The Idempotency-Key was used for another method, path or body (IDEMPOTENCY_KEY_MISMATCH); nothing is decided
+     */
+    422: ErrorResponseDto;
     /**
      * Too many requests or refusals from this client (RATE_LIMITED)
      */
@@ -923,6 +941,12 @@ export type DecommissionRequestsControllerApproveResponse = DecommissionRequests
 
 export type DecommissionRequestsControllerRejectData = {
     body?: never;
+    headers?: {
+        /**
+         * Makes the decision safe to send again: the same caller sending the same request (method, path and body) with the same key within IDEMPOTENCY_TTL gets the first answer again (its status, body, Location and ETag, plus Idempotent-Replayed: true), and nothing is applied twice. Kept: 2xx, and the 404, 409 and 412 that reflect the record. 1 to 255 visible ASCII characters (else 400); the same key with another request: 422 IDEMPOTENCY_KEY_MISMATCH; while the first is being decided: 409 IDEMPOTENCY_KEY_IN_USE.
+         */
+        'Idempotency-Key'?: string;
+    };
     path: {
         /**
          * The request_id the DELETE answered.
@@ -953,9 +977,13 @@ export type DecommissionRequestsControllerRejectErrors = {
      */
     404: ErrorResponseDto;
     /**
-     * Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED)
+     * Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED); or a request with the same Idempotency-Key is still being decided (IDEMPOTENCY_KEY_IN_USE: A request with this Idempotency-Key is still being decided; retry once it is answered)
      */
     409: ErrorResponseDto;
+    /**
+     * The Idempotency-Key was used for another method, path or body (IDEMPOTENCY_KEY_MISMATCH); nothing is decided
+     */
+    422: ErrorResponseDto;
     /**
      * Too many requests or refusals from this client (RATE_LIMITED)
      */
@@ -983,6 +1011,12 @@ export type DecommissionRequestsControllerRejectResponse = DecommissionRequestsC
 
 export type DecommissionRequestsControllerWithdrawData = {
     body?: never;
+    headers?: {
+        /**
+         * Makes the decision safe to send again: the same caller sending the same request (method, path and body) with the same key within IDEMPOTENCY_TTL gets the first answer again (its status, body, Location and ETag, plus Idempotent-Replayed: true), and nothing is applied twice. Kept: 2xx, and the 404, 409 and 412 that reflect the record. 1 to 255 visible ASCII characters (else 400); the same key with another request: 422 IDEMPOTENCY_KEY_MISMATCH; while the first is being decided: 409 IDEMPOTENCY_KEY_IN_USE.
+         */
+        'Idempotency-Key'?: string;
+    };
     path: {
         /**
          * The request_id the DELETE answered.
@@ -1013,9 +1047,13 @@ export type DecommissionRequestsControllerWithdrawErrors = {
      */
     404: ErrorResponseDto;
     /**
-     * Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED)
+     * Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED); or a request with the same Idempotency-Key is still being decided (IDEMPOTENCY_KEY_IN_USE: A request with this Idempotency-Key is still being decided; retry once it is answered)
      */
     409: ErrorResponseDto;
+    /**
+     * The Idempotency-Key was used for another method, path or body (IDEMPOTENCY_KEY_MISMATCH); nothing is decided
+     */
+    422: ErrorResponseDto;
     /**
      * Too many requests or refusals from this client (RATE_LIMITED)
      */
