@@ -30,6 +30,7 @@ import { signHs256 } from './support/tokens';
 /** The action each cleared operation's refusals are recorded under, as its @RequiresClearance declares it. */
 const ROUTE_ACTIONS: Record<string, string> = {
   'DELETE /v1/assets/{asset_id}': 'asset.decommission',
+  'POST /v1/assets/decommissions': 'asset.decommission',
   'GET /v1/assets/{asset_id}': 'asset.read',
   'POST /v1/assets/{asset_id}/recommission': 'asset.recommission',
   'GET /v1/assets': 'asset.read',
@@ -359,6 +360,44 @@ describeEachDatabase('every refusal of every operation records exactly one denia
         errorCode: 'PRECONDITION_FAILED',
         arrange: async () => ({ send: () => recommission(direct, 'OLD-0001', admiral(direct)).set('If-Match', '"another-record"') }),
         denial: { action: 'asset.recommission', reason: 'PRECONDITION_FAILED', ...byOfficer(ADMIRAL, 10, 'OLD-0001') },
+      },
+      {
+        operation: 'POST /v1/assets/decommissions',
+        name: 'a batch naming an unknown asset',
+        on: 'direct',
+        status: 404,
+        errorCode: 'BATCH_DECOMMISSION_REFUSED',
+        arrange: async () => ({ send: () => direct.http().post('/v1/assets/decommissions').set('Authorization', admiral(direct)).send({ asset_ids: ['TIE-0002', 'XYZ-9999'], ...DECOMMISSION_BODY }) }),
+        denial: { action: 'asset.decommission', reason: 'ASSET_NOT_FOUND', ...byOfficer(ADMIRAL, 10, null) },
+      },
+      {
+        operation: 'POST /v1/assets/decommissions',
+        name: 'a batch naming an asset already decommissioned',
+        on: 'direct',
+        status: 409,
+        errorCode: 'BATCH_DECOMMISSION_REFUSED',
+        arrange: async () => ({ send: () => direct.http().post('/v1/assets/decommissions').set('Authorization', admiral(direct)).send({ asset_ids: ['TIE-0002', 'OLD-0001'], ...DECOMMISSION_BODY }) }),
+        denial: { action: 'asset.decommission', reason: 'ASSET_NOT_ACTIVE', ...byOfficer(ADMIRAL, 10, null) },
+      },
+      {
+        operation: 'POST /v1/assets/decommissions',
+        name: 'a batch while DECOMMISSION_APPROVAL=required',
+        on: 'approval',
+        status: 409,
+        errorCode: 'BATCH_NEEDS_SINGLE_REQUESTS',
+        arrange: async () => ({ send: () => approval.http().post('/v1/assets/decommissions').set('Authorization', requester()).send({ asset_ids: ['TIE-0002'], ...ASK }) }),
+        denial: { action: 'asset.decommission', reason: 'BATCH_NEEDS_SINGLE_REQUESTS', ...byOfficer(REQUESTER, 7, null) },
+      },
+      {
+        operation: 'POST /v1/assets/decommissions',
+        name: 'a batch whose Idempotency-Key the officer used for another request',
+        on: 'approval',
+        status: 422,
+        errorCode: 'IDEMPOTENCY_KEY_MISMATCH',
+        arrange: async () => {
+          const key = await keyUsedElsewhere(REQUESTER);
+          return { send: () => approval.http().post('/v1/assets/decommissions').set('Authorization', requester()).set('Idempotency-Key', key).send({ asset_ids: ['TIE-0002'], ...ASK }) };
+        },
       },
       {
         operation: 'POST /v1/assets/{asset_id}/recommission',

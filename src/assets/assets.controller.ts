@@ -5,13 +5,14 @@ import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '..
 import { ApiErrorResponse } from '../common';
 import { APPROVAL_TTL_MAX_SECONDS } from '../config';
 import type { DecommissionRequestKind } from '../database';
-import { IDEMPOTENCY_IN_USE, IDEMPOTENCY_MISMATCH, Idempotent, RETRY_AFTER_IN_USE } from '../idempotency';
+import { ApiIdempotencyKeyMismatchResponse, IDEMPOTENCY_IN_USE, IDEMPOTENCY_MISMATCH, Idempotent, RETRY_AFTER_IN_USE } from '../idempotency';
 import { checkConditionField, CONDITION_FIELD_MAX_LENGTH, CONDITION_FIELD_SCHEMA, ifNoneMatchIncludes, RequestOrigin, REVALIDATE_ON_EVERY_USE } from '../http';
 import { assetEntityTag } from './asset-entity-tag';
-import { ASSET_ACCESS_DENIED_MESSAGE, ASSET_NOT_DECOMMISSIONED_MESSAGE, AssetAccessDeniedError, PRECONDITION_FAILED_MESSAGE } from './assets.errors';
+import { ASSET_ACCESS_DENIED_MESSAGE, ASSET_NOT_DECOMMISSIONED_MESSAGE, AssetAccessDeniedError, BATCH_REFUSED_EXAMPLE, PRECONDITION_FAILED_MESSAGE } from './assets.errors';
 import { AssetsService } from './assets.service';
 import { ASSET_ACTIONS } from './assets.vocabulary';
-import { AUTHORIZED_BY_IS_CALLER_MESSAGE, requestLimitMessage } from './decommission-requests.errors';
+import { AUTHORIZED_BY_IS_CALLER_MESSAGE, BATCH_NEEDS_SINGLE_REQUESTS_MESSAGE, BatchNeedsSingleRequestsError, requestLimitMessage } from './decommission-requests.errors';
+import { BatchDecommissionDto, BatchDecommissionResponseDto } from './dto/batch-decommission.dto';
 import { DecommissionRequestsService } from './decommission-requests.service';
 import { DecommissionRequestResponseDto, EXAMPLE_REQUEST_ID } from './dto/decommission-request.dto';
 import {
@@ -73,6 +74,43 @@ export class AssetsController {
     private readonly assets: AssetsService,
     private readonly requests: DecommissionRequestsService,
   ) {}
+
+  @Post('decommissions')
+  @HttpCode(HttpStatus.OK)
+  @Idempotent()
+  @RequiresClearance(7, {
+    action: ASSET_ACTIONS.decommission,
+    deniedError: AssetAccessDeniedError.forbidden,
+  })
+  @ApiOperation({
+    summary: 'Decommission up to 100 assets at once, all or none (clearance 7 or higher)',
+    description:
+      'Every asset named must exist and be active; otherwise nothing changes and the answer lists every offending id with why. Checks run in order: token (401), clearance (403, whatever the ids), input (400), assets (404 if any is absent, else 409). ' +
+      "Each asset gets its own asset.decommission event carrying the batch_id, all committed in one transaction with the changes; of concurrent batches and DELETEs over the same assets, each asset is decommissioned once. " +
+      'With DECOMMISSION_APPROVAL=required a batch is refused (409): send one DELETE per asset.',
+  })
+  @ApiOkResponse({ type: BatchDecommissionResponseDto, description: "Decommissioned, every one: the batch's id and each asset's decommission, in the order asset_ids gave" })
+  @ApiErrorResponse(400, 'VALIDATION_ERROR', 'asset_ids must not name an asset twice', 'Invalid body: asset_ids not 1 to 100 distinct asset ids, reason or authorized_by (VALIDATION_ERROR)')
+  @ApiErrorResponse(404, 'BATCH_DECOMMISSION_REFUSED', BATCH_REFUSED_EXAMPLE, 'An asset named does not exist (BATCH_DECOMMISSION_REFUSED): the message lists every absent and every decommissioned one; nothing changed')
+  @ApiErrorResponse(
+    409,
+    'BATCH_DECOMMISSION_REFUSED',
+    'Nothing was decommissioned; already decommissioned: OLD-0001',
+    `All exist, but some are already decommissioned, listed in the message (BATCH_DECOMMISSION_REFUSED); or DECOMMISSION_APPROVAL=required (BATCH_NEEDS_SINGLE_REQUESTS: ${BATCH_NEEDS_SINGLE_REQUESTS_MESSAGE}); ${IDEMPOTENCY_IN_USE}`,
+    RETRY_AFTER_IN_USE,
+  )
+  @ApiIdempotencyKeyMismatchResponse()
+  async decommissionBatch(
+    @Body() body: BatchDecommissionDto,
+    @CurrentOfficer() officer: AuthenticatedOfficer,
+    @RequestOrigin() origin: RequestOrigin,
+  ): Promise<BatchDecommissionResponseDto> {
+    if (await this.requests.required()) {
+      throw new BatchNeedsSingleRequestsError();
+    }
+    const data = await this.assets.decommissionBatch(body.asset_ids, body, officer, origin);
+    return { status: 'success', message: `${data.decommissioned.length} assets decommissioned successfully`, data };
+  }
 
   @Delete(':asset_id')
   @HttpCode(HttpStatus.OK)

@@ -93,6 +93,12 @@ export class AssetsRepository {
     return (expected ? update.where(isStillRecord(expected)) : update).returning(ASSET_COLUMNS).executeTakeFirst();
   }
 
+  /** Which of `assetIds` have a record, active or not. */
+  async existing(executor: Kysely<DB>, assetIds: string[]): Promise<Set<string>> {
+    const rows = await executor.selectFrom('assets').select('asset_id').where('asset_id', 'in', assetIds).execute();
+    return new Set(rows.map((row) => row.asset_id));
+  }
+
   findById(assetId: string, executor: Kysely<DB> = this.db) {
     return executor.selectFrom('assets').select(ASSET_COLUMNS).where('asset_id', '=', assetId).executeTakeFirst();
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { AuditService } from '../audit';
@@ -6,9 +7,10 @@ import { type AssetStatus, type DB, TransactionRunner } from '../database';
 import { ifMatchIncludes } from '../http';
 import { Metrics } from '../observability';
 import { assetEntityTag } from './asset-entity-tag';
-import { AssetAccessDeniedError, AssetNotDecommissionedError, PreconditionFailedError } from './assets.errors';
-import { type AssetRecord, AssetsRepository } from './assets.repository';
+import { AssetAccessDeniedError, AssetNotDecommissionedError, BatchDecommissionRefusedError, PreconditionFailedError } from './assets.errors';
+import { type AssetRecord, AssetsRepository, type DecommissionedAssetRow } from './assets.repository';
 import { ASSET_ACTIONS } from './assets.vocabulary';
+import type { BatchDecommissionedDto } from './dto/batch-decommission.dto';
 import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetDto, ListAssetsQueryDto, RecommissionAssetDto } from './dto/asset.dto';
 
 /** How a decision was asked for, beyond its asset and body. */
@@ -54,6 +56,45 @@ export class AssetsService {
     }
     this.metrics.decommissionAllowed();
     return decommissioned;
+  }
+
+  /**
+   * Every asset named leaves the active records, or none does: one transaction, one asset.decommission
+   * event each, carrying the batch's id. Each asset is decommissioned by DELETE's conditional UPDATE,
+   * in asset_id order, so concurrent batches and DELETEs lock shared rows in one order (no deadlock on
+   * PostgreSQL) and each asset is decommissioned once. A batch naming an absent or decommissioned
+   * asset changes nothing and says which (404, or 409 when all exist), recorded as a refusal.
+   */
+  async decommissionBatch(assetIds: string[], request: DecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<BatchDecommissionedDto> {
+    const batchId = randomUUID();
+    const record = { decommission_reason: request.reason, authorized_by: request.authorized_by };
+    const decommissioned = await this.transactions.run(async (trx) => {
+      const changed = new Map<string, DecommissionedAssetRow>();
+      const refused = new Set<string>();
+      for (const assetId of [...assetIds].sort()) {
+        const asset = await this.assets.decommission(trx, assetId, record);
+        if (asset) {
+          changed.set(assetId, asset);
+        } else {
+          refused.add(assetId);
+        }
+      }
+      if (refused.size > 0) {
+        const existing = await this.assets.existing(trx, [...refused]);
+        const inOrder = assetIds.filter((assetId) => refused.has(assetId));
+        throw new BatchDecommissionRefusedError(
+          inOrder.filter((assetId) => !existing.has(assetId)),
+          inOrder.filter((assetId) => existing.has(assetId)),
+        );
+      }
+      const details = { batch_id: batchId, reason: request.reason, authorized_by: request.authorized_by };
+      for (const assetId of assetIds) {
+        await this.audit.append(trx, { action: ASSET_ACTIONS.decommission, outcome: 'allowed', actor: officer, origin: { ...origin, assetId }, details });
+      }
+      return assetIds.map((assetId) => changed.get(assetId) as DecommissionedAssetRow);
+    });
+    decommissioned.forEach(() => this.metrics.decommissionAllowed());
+    return { batch_id: batchId, decommissioned };
   }
 
   /**

@@ -15,6 +15,8 @@ export interface AuditEntry {
 export interface DecisionDetails {
   /** The decommission request the decision belongs to (DECOMMISSION_APPROVAL=required). */
   request_id?: string;
+  /** The batch the decommission was one of (POST /v1/assets/decommissions). */
+  batch_id?: string;
   reason: string;
   authorized_by: string;
 }

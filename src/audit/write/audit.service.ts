@@ -20,10 +20,12 @@ import { AuditLog } from './audit-log';
 import type { WaitingEvent } from './audit-write.repository';
 import { AUDIT_FIELD_LIMITS, storable } from '../trail';
 
-/** The details as stored and hashed: JSON with the keys in this order (request_id only when given), each value storable. */
-export function storedDetails({ request_id, reason, authorized_by }: DecisionDetails): string {
+/** The details as stored and hashed: JSON with the keys in this order (request_id and batch_id only when given), each value storable. */
+export function storedDetails({ request_id, batch_id, reason, authorized_by }: DecisionDetails): string {
   const decision = { reason: storable(reason, AUDIT_FIELD_LIMITS.detail), authorized_by: storable(authorized_by, AUDIT_FIELD_LIMITS.detail) };
-  return JSON.stringify(request_id === undefined ? decision : { request_id: storable(request_id, AUDIT_FIELD_LIMITS.detail), ...decision });
+  const request = request_id === undefined ? {} : { request_id: storable(request_id, AUDIT_FIELD_LIMITS.detail) };
+  const batch = batch_id === undefined ? {} : { batch_id: storable(batch_id, AUDIT_FIELD_LIMITS.detail) };
+  return JSON.stringify({ ...request, ...batch, ...decision });
 }
 
 /** The event of a decision, as it waits for its place; the statement that writes it gives it the database's time. */

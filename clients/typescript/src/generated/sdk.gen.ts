@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, ServerSentEventsResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AssetsControllerDecommissionData, AssetsControllerDecommissionErrors, AssetsControllerDecommissionResponses, AssetsControllerFindOneData, AssetsControllerFindOneErrors, AssetsControllerFindOneResponses, AssetsControllerListData, AssetsControllerListErrors, AssetsControllerListResponses, AssetsControllerRecommissionData, AssetsControllerRecommissionErrors, AssetsControllerRecommissionResponses, AuditControllerCheckpointData, AuditControllerCheckpointErrors, AuditControllerCheckpointResponses, AuditControllerConsistencyProofData, AuditControllerConsistencyProofErrors, AuditControllerConsistencyProofResponses, AuditControllerInclusionProofData, AuditControllerInclusionProofErrors, AuditControllerInclusionProofResponses, AuditControllerListData, AuditControllerListErrors, AuditControllerListResponses, AuditControllerStreamData, AuditControllerStreamErrors, AuditControllerStreamResponse, AuditControllerStreamResponses, AuditControllerVerifierKeyData, AuditControllerVerifierKeyErrors, AuditControllerVerifierKeyResponses, AuditControllerVerifyData, AuditControllerVerifyErrors, AuditControllerVerifyResponses, DecommissionRequestsControllerApproveData, DecommissionRequestsControllerApproveErrors, DecommissionRequestsControllerApproveResponses, DecommissionRequestsControllerFindOneData, DecommissionRequestsControllerFindOneErrors, DecommissionRequestsControllerFindOneResponses, DecommissionRequestsControllerListData, DecommissionRequestsControllerListErrors, DecommissionRequestsControllerListResponses, DecommissionRequestsControllerRejectData, DecommissionRequestsControllerRejectErrors, DecommissionRequestsControllerRejectResponses, DecommissionRequestsControllerWithdrawData, DecommissionRequestsControllerWithdrawErrors, DecommissionRequestsControllerWithdrawResponses, FleetControllerListStarDestroyersData, FleetControllerListStarDestroyersErrors, FleetControllerListStarDestroyersResponses, HealthControllerLiveData, HealthControllerLiveErrors, HealthControllerLiveResponses, HealthControllerReadyData, HealthControllerReadyErrors, HealthControllerReadyResponses, MetricsControllerScrapeData, MetricsControllerScrapeErrors, MetricsControllerScrapeResponses } from './types.gen';
+import type { AssetsControllerDecommissionBatchData, AssetsControllerDecommissionBatchErrors, AssetsControllerDecommissionBatchResponses, AssetsControllerDecommissionData, AssetsControllerDecommissionErrors, AssetsControllerDecommissionResponses, AssetsControllerFindOneData, AssetsControllerFindOneErrors, AssetsControllerFindOneResponses, AssetsControllerListData, AssetsControllerListErrors, AssetsControllerListResponses, AssetsControllerRecommissionData, AssetsControllerRecommissionErrors, AssetsControllerRecommissionResponses, AuditControllerCheckpointData, AuditControllerCheckpointErrors, AuditControllerCheckpointResponses, AuditControllerConsistencyProofData, AuditControllerConsistencyProofErrors, AuditControllerConsistencyProofResponses, AuditControllerInclusionProofData, AuditControllerInclusionProofErrors, AuditControllerInclusionProofResponses, AuditControllerListData, AuditControllerListErrors, AuditControllerListResponses, AuditControllerStreamData, AuditControllerStreamErrors, AuditControllerStreamResponse, AuditControllerStreamResponses, AuditControllerVerifierKeyData, AuditControllerVerifierKeyErrors, AuditControllerVerifierKeyResponses, AuditControllerVerifyData, AuditControllerVerifyErrors, AuditControllerVerifyResponses, DecommissionRequestsControllerApproveData, DecommissionRequestsControllerApproveErrors, DecommissionRequestsControllerApproveResponses, DecommissionRequestsControllerFindOneData, DecommissionRequestsControllerFindOneErrors, DecommissionRequestsControllerFindOneResponses, DecommissionRequestsControllerListData, DecommissionRequestsControllerListErrors, DecommissionRequestsControllerListResponses, DecommissionRequestsControllerRejectData, DecommissionRequestsControllerRejectErrors, DecommissionRequestsControllerRejectResponses, DecommissionRequestsControllerWithdrawData, DecommissionRequestsControllerWithdrawErrors, DecommissionRequestsControllerWithdrawResponses, FleetControllerListStarDestroyersData, FleetControllerListStarDestroyersErrors, FleetControllerListStarDestroyersResponses, HealthControllerLiveData, HealthControllerLiveErrors, HealthControllerLiveResponses, HealthControllerReadyData, HealthControllerReadyErrors, HealthControllerReadyResponses, MetricsControllerScrapeData, MetricsControllerScrapeErrors, MetricsControllerScrapeResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -82,6 +82,23 @@ export class Fleet extends HeyApiClient {
 }
 
 export class Assets extends HeyApiClient {
+    /**
+     * Decommission up to 100 assets at once, all or none (clearance 7 or higher)
+     *
+     * Every asset named must exist and be active; otherwise nothing changes and the answer lists every offending id with why. Checks run in order: token (401), clearance (403, whatever the ids), input (400), assets (404 if any is absent, else 409). Each asset gets its own asset.decommission event carrying the batch_id, all committed in one transaction with the changes; of concurrent batches and DELETEs over the same assets, each asset is decommissioned once. With DECOMMISSION_APPROVAL=required a batch is refused (409): send one DELETE per asset.
+     */
+    public decommissionBatch<ThrowOnError extends boolean = false>(options: Options<AssetsControllerDecommissionBatchData, ThrowOnError>): RequestResult<AssetsControllerDecommissionBatchResponses, AssetsControllerDecommissionBatchErrors, ThrowOnError> {
+        return (options.client ?? this.client).post<AssetsControllerDecommissionBatchResponses, AssetsControllerDecommissionBatchErrors, ThrowOnError>({
+            security: [{ scheme: 'bearer', type: 'http' }],
+            url: '/v1/assets/decommissions',
+            ...options,
+            headers: {
+                'Content-Type': 'application/json',
+                ...options.headers
+            }
+        });
+    }
+    
     /**
      * Decommission an asset (clearance 7 or higher)
      *
