@@ -20,7 +20,7 @@ import {
   silentRounds,
 } from './report';
 import { runWrk, type WrkResult } from './wrk';
-import { BASE_VESSELS, DECOMMISSIONS_PER_SECOND_BOUND, LISTINGS, type Workload, WORKLOADS, WRITES } from './workloads';
+import { BASE_VESSELS, BATCH_ASSETS_PER_SECOND_BOUND, DECOMMISSIONS_PER_SECOND_BOUND, LISTINGS, RETRIES, type Workload, WORKLOADS, WRITES } from './workloads';
 
 /*
  * `npm run bench`: the compiled service against yardsticks on the same machine, side by side, in
@@ -73,8 +73,11 @@ function readOptions(): Options {
     warmUpSeconds,
     connections: positive('connections', 32),
     threads,
-    // Every write workload takes a fresh asset each request, and with --baseline the service runs them twice.
-    assets: positive('assets', WRITES.length * (values.baseline ? 2 : 1) * (warmUpSeconds + rounds * seconds) * DECOMMISSIONS_PER_SECOND_BOUND + 1_000),
+    // Every write workload takes a fresh asset each request (a batch, a hundred), and with --baseline the service runs them twice.
+    assets: positive(
+      'assets',
+      ((WRITES.length + 1) * DECOMMISSIONS_PER_SECOND_BOUND + BATCH_ASSETS_PER_SECOND_BOUND) * (values.baseline ? 2 : 1) * (warmUpSeconds + rounds * seconds) + 1_000,
+    ),
     largeFleet: values.vessels === undefined ? undefined : positive('vessels', BASE_VESSELS),
     postgres: values.postgres,
     baseline: values.baseline,
@@ -100,9 +103,23 @@ function authorization(workload: Workload): string | undefined {
 }
 
 function firstRequest(workload: Workload, target: Target): string {
-  return workload.requests.method === 'GET'
-    ? `GET ${workload.requests.paths(target.vessels)[0]}`
-    : `DELETE /v1/assets/${assetId(target.assets.next)} with a clearance ${workload.requests.clearance} token`;
+  const { requests } = workload;
+  if (requests.method === 'GET') {
+    return `GET ${requests.paths(target.vessels)[0]}`;
+  }
+  if (requests.method === 'POST') {
+    return `POST /v1/assets/decommissions of ${requests.batch} assets from ${assetId(target.assets.next)}`;
+  }
+  return `DELETE /v1/assets/${assetId(target.assets.next)} with a clearance ${requests.clearance} token${requests.keyed ? ' and an Idempotency-Key' : ''}`;
+}
+
+const DECISION_BODY = { reason: 'Benchmark probe', authorized_by: 'Bench Officer' };
+
+/** The next fresh assets of the target, `count` of them. */
+function takeAssets(target: Target, count: number): string[] {
+  const first = target.assets.next;
+  target.assets.next += count;
+  return Array.from({ length: count }, (_, index) => assetId(first + index));
 }
 
 /** One request outside the measured runs: does the side do this work, and answer as expected? */
@@ -110,15 +127,26 @@ async function probe(workload: Workload, target: Target): Promise<{ status: numb
   const { requests } = workload;
   const token = authorization(workload);
   const headers = { 'Content-Type': 'application/json', ...(token ? { Authorization: token } : {}) };
-  const response =
-    requests.method === 'GET'
-      ? await fetch(`${target.server.url}${requests.paths(target.vessels)[0]}`, { headers })
-      : await fetch(`${target.server.url}/v1/assets/${assetId(target.assets.next++)}`, {
-          method: 'DELETE',
-          headers,
-          body: JSON.stringify({ reason: 'Benchmark probe', authorized_by: 'Bench Officer' }),
-        });
+  let response: globalThis.Response;
+  if (requests.method === 'GET') {
+    response = await fetch(`${target.server.url}${requests.paths(target.vessels)[0]}`, { headers });
+  } else if (requests.method === 'POST') {
+    response = await fetch(`${target.server.url}/v1/assets/decommissions`, { method: 'POST', headers, body: JSON.stringify({ asset_ids: takeAssets(target, requests.batch), ...DECISION_BODY }) });
+  } else {
+    const [asset] = takeAssets(target, 1);
+    const key = requests.keyed ? { 'Idempotency-Key': `bench-probe-${asset}` } : {};
+    response = await fetch(`${target.server.url}/v1/assets/${asset}`, { method: 'DELETE', headers: { ...headers, ...key }, body: JSON.stringify(DECISION_BODY) });
+  }
   return { status: response.status, answer: await response.json() };
+}
+
+/** What follows wrk's `--` (bench/wrk-workload.lua): the paths, or where the run's fresh assets start. */
+function wrkWorkload({ requests }: Workload, target: Target, options: Options): string[] {
+  if (requests.method === 'GET') {
+    return ['get', ...requests.paths(target.vessels)];
+  }
+  const fresh = [String(target.assets.next), String(options.threads)];
+  return requests.method === 'POST' ? ['batch', ...fresh, String(requests.batch)] : ['decommission', ...fresh, ...(requests.keyed ? ['keyed'] : [])];
 }
 
 async function measure(workload: Workload, target: Target, seconds: number, options: Options): Promise<WrkResult> {
@@ -131,10 +159,10 @@ async function measure(workload: Workload, target: Target, seconds: number, opti
     connections: options.connections,
     threads: options.threads,
     cpu: CLIENT_CPU,
-    workload: requests.method === 'GET' ? ['get', ...requests.paths(target.vessels)] : ['decommission', String(target.assets.next), String(options.threads)],
+    workload: wrkWorkload(workload, target, options),
   });
-  if (requests.method === 'DELETE') {
-    target.assets.next += result.mostSentByAThread * options.threads;
+  if (requests.method !== 'GET') {
+    target.assets.next += result.mostSentByAThread * options.threads * (workload.perAnswer ?? 1);
   }
   return { ...result, cpuUsPerAnswer: ((serverCpuSeconds(target) - cpuBefore) * 1e6) / Math.max(1, result.answers) };
 }
@@ -190,7 +218,16 @@ async function probeSides(workload: Workload, sides: Side[]): Promise<Check[]> {
 
 /** Probes, a warm-up of each side, then the rounds A B A B ..., then the checks. */
 async function compare({ suite, workload, a, b }: Comparison, options: Options): Promise<ComparisonResult> {
-  const result: ComparisonResult = { suite, workload: workload.name, request: firstRequest(workload, a), a: { label: a.label, rounds: [] }, b: { label: b.label, rounds: [] }, checks: [], notes: [] };
+  const result: ComparisonResult = {
+    suite,
+    workload: workload.name,
+    request: firstRequest(workload, a),
+    a: { label: a.label, rounds: [] },
+    b: { label: b.label, rounds: [] },
+    checks: [],
+    notes: [],
+    perAnswer: workload.perAnswer,
+  };
   const sides: Side[] = [
     { target: a, side: result.a },
     { target: b, side: result.b },
@@ -243,7 +280,7 @@ async function runComparisons(lab: Lab, options: Options): Promise<ComparisonRes
   const bare = await lab.start('bare node:http', { script: join(__dirname, 'bare-server.js'), env: { DATABASE_URL: bareUrl, JWT_SECRET: SECRET } }, { databaseUrl: bareUrl });
   const bareNest = await lab.start('bare Nest 12 on Express', { script: join(__dirname, 'bare-nest.js') });
   const comparisons: Comparison[] = [
-    ...[...LISTINGS, ...WRITES].map((workload) => ({ suite: `SQLite, ${BASE_VESSELS.toLocaleString('en')} vessels`, workload, a: service, b: bare })),
+    ...[...LISTINGS, ...WRITES, ...RETRIES].map((workload) => ({ suite: `SQLite, ${BASE_VESSELS.toLocaleString('en')} vessels`, workload, a: service, b: bare })),
     { suite: 'pipeline', workload: WORKLOADS.health, a: service, b: bareNest },
   ];
   if (options.baseline) {
@@ -266,7 +303,7 @@ async function runComparisons(lab: Lab, options: Options): Promise<ComparisonRes
     await generateFleet(postgresUrl, fleet);
     const onPostgres = await lab.startService('service on PostgreSQL', postgresUrl);
     const onSqlite = await lab.startService('service on SQLite', besidePostgresUrl);
-    for (const workload of [...LISTINGS, ...WRITES]) {
+    for (const workload of [...LISTINGS, ...WRITES, ...RETRIES]) {
       comparisons.push({ suite: 'PostgreSQL', workload, a: onPostgres, b: onSqlite });
     }
   }

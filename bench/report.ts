@@ -34,6 +34,8 @@ export interface ComparisonResult {
   checks: Check[];
   /** What weakens a figure without making it wrong. */
   notes: string[];
+  /** The assets one answer stands for (a batch's), so the notes can count in assets. */
+  perAnswer?: number;
 }
 
 export function spread(values: number[]): Spread {
@@ -58,12 +60,16 @@ const medianOf = (side: SideResult, field: Figure) => spread(side.rounds.map((ro
 
 /** A's medians here over B's on another workload of the same run: rounds not paired, so no spread. */
 export function crossNotes(result: ComparisonResult, other: ComparisonResult): string[] {
-  const [a, b] = [result.a, other.b];
-  if (a.notApplicable || b.notApplicable || a.rounds.length === 0 || b.rounds.length === 0 || silentRounds(a) + silentRounds(b) > 0) {
-    return [];
-  }
-  const over = (field: Figure) => (medianOf(a, field) / medianOf(b, field)).toFixed(2);
-  return [`${a.label} here / ${b.label} on "${other.workload}", medians: req/s ${over('requestsPerSecond')}, p99 ${over('p99Ms')}`];
+  // Against the other side there, and against the same side there: a retry-safe or batched decision against its own plain DELETE.
+  return [other.b, other.a].flatMap((b) => {
+    const a = result.a;
+    if (a.notApplicable || b.notApplicable || a.rounds.length === 0 || b.rounds.length === 0 || silentRounds(a) + silentRounds(b) > 0) {
+      return [];
+    }
+    const over = (field: Figure) => (medianOf(a, field) / medianOf(b, field)).toFixed(2);
+    const assets = result.perAnswer && result.perAnswer > 1 ? `, assets/s ${((medianOf(a, 'requestsPerSecond') * result.perAnswer) / medianOf(b, 'requestsPerSecond')).toFixed(2)}` : '';
+    return [`${a.label} here / ${b.label} on "${other.workload}", medians: req/s ${over('requestsPerSecond')}${assets}, p99 ${over('p99Ms')}`];
+  });
 }
 
 const runsOf = (side: SideResult) => [side.warmUp, ...side.rounds].filter((run): run is WrkResult => run !== undefined);
@@ -91,8 +97,10 @@ export function answersCheck(workload: Workload, side: SideResult): Check {
  */
 export function recordedCheck(workload: Workload, side: SideResult, recorded: number): Check {
   const runs = runsOf(side);
-  const answered = runs.reduce((sum, run) => sum + (run.statuses[workload.status] ?? 0), 0);
-  const sent = runs.reduce((sum, run) => sum + run.sent, 0);
+  // A batch's answer stands for one event per asset.
+  const perAnswer = workload.perAnswer ?? 1;
+  const answered = runs.reduce((sum, run) => sum + (run.statuses[workload.status] ?? 0), 0) * perAnswer;
+  const sent = runs.reduce((sum, run) => sum + run.sent, 0) * perAnswer;
   const count = (value: number) => value.toLocaleString('en');
   return {
     ok: recorded >= answered && recorded <= sent,

@@ -8,10 +8,18 @@ export const BASE_VESSELS = 10_000;
  * has averaged 4,317 a second over a run (Node 24, 2026-11-23), which ran out of 4,000 a second's.
  */
 export const DECOMMISSIONS_PER_SECOND_BOUND = 10_000;
+/** The assets of one batch decommission (the most one takes), and a bound on the assets a second of them retires. */
+export const BATCH_SIZE = 100;
+export const BATCH_ASSETS_PER_SECOND_BOUND = 100_000;
 const DEEP_OFFSET = 5_000;
 const FLEET = '/v1/fleet/star-destroyers';
 
-type Requests = { method: 'GET'; paths: (vessels: number) => string[] } | { method: 'DELETE'; clearance: number };
+type Requests =
+  | { method: 'GET'; paths: (vessels: number) => string[] }
+  /** `keyed`: each with an Idempotency-Key of its own, as a client that may retry sends it. */
+  | { method: 'DELETE'; clearance: number; keyed?: boolean }
+  /** POST /v1/assets/decommissions of `batch` fresh assets each. */
+  | { method: 'POST'; batch: number };
 
 export interface Workload {
   name: string;
@@ -26,6 +34,8 @@ export interface Workload {
   supportedBy?: (answer: unknown) => boolean;
   /** A target reads A against B's figures on this other workload of the suite: the cursor against the bare server's OFFSET page. */
   alsoAgainst?: Workload;
+  /** The audit events (and assets) one answer stands for: a batch's assets; 1 by default. */
+  perAnswer?: number;
 }
 
 const get = (paths: (vessels: number) => string[]): Requests => ({ method: 'GET', paths });
@@ -37,6 +47,8 @@ const DEEP_PAGE: Workload = {
   requests: get(() => [`${FLEET}?limit=100&page=${DEEP_OFFSET / 100 + 1}`]),
   status: 200,
 };
+
+const DECOMMISSION = { name: 'decommission, a fresh asset each', requests: { method: 'DELETE', clearance: 7 }, status: 200, recorded: 'allowed' } satisfies Workload;
 
 export const WORKLOADS = {
   firstPage: { name: 'fleet, first page', requests: get(() => [FLEET]), status: 200 },
@@ -50,8 +62,24 @@ export const WORKLOADS = {
     supportedBy: hasNextCursor,
     alsoAgainst: DEEP_PAGE,
   },
-  decommission: { name: 'decommission, a fresh asset each', requests: { method: 'DELETE', clearance: 7 }, status: 200, recorded: 'allowed' },
+  decommission: DECOMMISSION,
   denied: { name: 'decommission denied, clearance 6', requests: { method: 'DELETE', clearance: 6 }, status: 403, recorded: 'denied' },
+  idempotentDecommission: {
+    name: 'decommission with an Idempotency-Key, a fresh asset and key each',
+    requests: { method: 'DELETE', clearance: 7, keyed: true },
+    status: 200,
+    recorded: 'allowed',
+    alsoAgainst: DECOMMISSION,
+  },
+  batchDecommission: {
+    name: `batch decommission, ${BATCH_SIZE} fresh assets each`,
+    requests: { method: 'POST', batch: BATCH_SIZE },
+    status: 200,
+    recorded: 'allowed',
+    perAnswer: BATCH_SIZE,
+    supportedBy: (answer: unknown) => typeof (answer as { data?: { batch_id?: unknown } }).data?.batch_id === 'string',
+    alsoAgainst: DECOMMISSION,
+  },
   health: { name: 'liveness', requests: get(() => ['/health/live']), status: 200, public: true },
   firstTenPages: {
     name: 'fleet, pages 1 to 10 in turn (100 per page)',
@@ -68,3 +96,5 @@ export const WORKLOADS = {
 
 export const LISTINGS: Workload[] = [WORKLOADS.firstPage, WORKLOADS.sectorPage, WORKLOADS.hundredPerPage, WORKLOADS.deepPage, WORKLOADS.deepCursor];
 export const WRITES: Workload[] = [WORKLOADS.decommission, WORKLOADS.denied];
+/** Issue 35: what a retry-safe decommission costs, and what a batch retires, each read against the plain DELETE. */
+export const RETRIES: Workload[] = [WORKLOADS.idempotentDecommission, WORKLOADS.batchDecommission];

@@ -2,7 +2,10 @@
 --   get <path> [<path> ...]                   the paths in turn, round-robin per thread
 --   decommission <first asset> <stride>       DELETE /v1/assets/<id>, a fresh asset each request: thread t's
 --                                             n-th is <first> + n * <stride> + t, so with <stride> the
---                                             threads sending (of every wrk run side by side), none repeats
+--                                             threads sending (of every wrk run side by side), none repeats;
+--                                             with a fourth argument `keyed`, each with an Idempotency-Key of its own
+--   batch <first asset> <stride> <size>       POST /v1/assets/decommissions of <size> fresh assets: thread t's n-th
+--                                             takes the <size> from <first> + (n * <stride> + t) * <size>
 -- The Authorization header comes from wrk's -H. done() prints one line, `WRK_RESULT <json>`.
 
 local threads = {}
@@ -23,10 +26,12 @@ function init(args)
   mode = args[1]
   sent = 0
   statuses = {}
-  if mode == "decommission" then
+  if mode == "decommission" or mode == "batch" then
     first_asset = tonumber(args[2])
     stride = tonumber(args[3])
-    wrk.method = "DELETE"
+    keyed = args[4] == "keyed"
+    batch_size = tonumber(args[4])
+    wrk.method = mode == "batch" and "POST" or "DELETE"
     wrk.body = '{"reason":"Benchmark","authorized_by":"Bench Officer"}'
     wrk.headers["Content-Type"] = "application/json"
   else
@@ -42,7 +47,25 @@ function request()
   sent = sent + 1
   if mode == "decommission" then
     -- Threads interleave, so no two requests name the same asset.
-    return wrk.format(nil, "/v1/assets/" .. asset_id(first_asset + n * stride + thread_index))
+    local index = first_asset + n * stride + thread_index
+    if keyed then
+      local headers = {}
+      for name, value in pairs(wrk.headers) do
+        headers[name] = value
+      end
+      -- The asset's index is unique across runs, so the key is too.
+      headers["Idempotency-Key"] = "bench-" .. index
+      return wrk.format(nil, "/v1/assets/" .. asset_id(index), headers)
+    end
+    return wrk.format(nil, "/v1/assets/" .. asset_id(index))
+  end
+  if mode == "batch" then
+    local first = first_asset + (n * stride + thread_index) * batch_size
+    local ids = {}
+    for k = 0, batch_size - 1 do
+      ids[#ids + 1] = '"' .. asset_id(first + k) .. '"'
+    end
+    return wrk.format(nil, "/v1/assets/decommissions", nil, '{"asset_ids":[' .. table.concat(ids, ",") .. '],"reason":"Benchmark","authorized_by":"Bench Officer"}')
   end
   return prepared[n % #prepared + 1]
 end

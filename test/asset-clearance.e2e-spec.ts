@@ -27,11 +27,12 @@ describeEachDatabase('revealing an asset: clearance 7 on every asset route', (en
 
   const lastEvent = () => t.db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
 
-  it('finds every asset route: the listing, the read, the decommission and the recommission', () => {
+  it('finds every asset route: the listing, the read, the decommission, the batch and the recommission', () => {
     assert.deepEqual(assetRoutes.map(({ method, path }) => `${method} ${path}`).sort(), [
       'delete /v1/assets/{asset_id}',
       'get /v1/assets',
       'get /v1/assets/{asset_id}',
+      'post /v1/assets/decommissions',
       'post /v1/assets/{asset_id}/recommission',
     ]);
   });

@@ -31,6 +31,7 @@ import { signHs256 } from './support/tokens';
 /** The action each cleared operation's refusals are recorded under, as its @RequiresClearance declares it. */
 const ROUTE_ACTIONS: Record<string, string> = {
   'DELETE /v1/assets/{asset_id}': 'asset.decommission',
+  'POST /v1/assets/decommissions': 'asset.decommission',
   'GET /v1/assets/{asset_id}': 'asset.read',
   'POST /v1/assets/{asset_id}/recommission': 'asset.recommission',
   'GET /v1/assets': 'asset.read',
@@ -80,7 +81,7 @@ function clearanceOf(route: Route): { level: number; errorCode: string } | undef
 function domainRefusalsOf(route: Route): number[] {
   return Object.entries(route.operation.responses)
     .filter(([status, response]) => {
-      if (!['403', '404', '409', '422', '429'].includes(status)) {
+      if (!['403', '404', '409', '412', '422', '429'].includes(status)) {
         return false;
       }
       const besidesShared = (response as ResponseObject).description.replace(/Clearance below \d+ \(\w+\)|\(RATE_LIMITED\)/g, '');
@@ -302,6 +303,29 @@ describeEachDatabase('every refusal of every operation records exactly one denia
       await approval.db.insertInto('decommission_requests').values(held).execute();
       return () => approval.db.deleteFrom('decommission_requests').where('requested_by', '=', officer).execute();
     };
+    /** A key the officer already used for another request (it is kept until IDEMPOTENCY_TTL): the key, for a request it does not fit. */
+    const keyUsedElsewhere = async (officer: string) => {
+      const key = randomUUID();
+      const now = new Date();
+      await approval.db
+        .insertInto('idempotency_keys')
+        .values({
+          caller: officer,
+          idempotency_key: key,
+          method: 'POST',
+          path: '/v1/assets/TIE-0001/recommission',
+          fingerprint: '0'.repeat(64),
+          state: 'completed',
+          claim_token: randomUUID(),
+          claimed_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + 3_600_000).toISOString(),
+          status: 200,
+          headers: '{}',
+          body: '{}',
+        })
+        .execute();
+      return key;
+    };
     const byOfficer = (id: string, clearance: number, assetId: string | null) => ({ actor: [id, clearance] as [string, number], assetId });
     const expiryBy = (id: string, clearance: number, assetId: string) => () => [
       { action: 'decommission.expire', outcome: 'allowed', reason: null, actor: id, actor_clearance: clearance, asset_id: assetId },
@@ -326,6 +350,62 @@ describeEachDatabase('every refusal of every operation records exactly one denia
         errorCode: 'ASSET_ACCESS_DENIED',
         arrange: async () => ({ send: () => decommission(direct, 'OLD-0001', admiral(direct)) }),
         denial: { action: 'asset.decommission', reason: 'ASSET_NOT_FOUND', ...byOfficer(ADMIRAL, 10, 'OLD-0001') },
+      },
+      {
+        operation: 'DELETE /v1/assets/{asset_id}',
+        name: 'a DELETE whose If-Match names another record of the asset',
+        on: 'direct',
+        status: 412,
+        errorCode: 'PRECONDITION_FAILED',
+        arrange: async () => ({ send: () => decommission(direct, 'TIE-0001', admiral(direct)).set('If-Match', '"another-record"') }),
+        denial: { action: 'asset.decommission', reason: 'PRECONDITION_FAILED', ...byOfficer(ADMIRAL, 10, 'TIE-0001') },
+      },
+      {
+        operation: 'POST /v1/assets/{asset_id}/recommission',
+        name: 'a recommission whose If-Match names another record of the asset',
+        on: 'direct',
+        status: 412,
+        errorCode: 'PRECONDITION_FAILED',
+        arrange: async () => ({ send: () => recommission(direct, 'OLD-0001', admiral(direct)).set('If-Match', '"another-record"') }),
+        denial: { action: 'asset.recommission', reason: 'PRECONDITION_FAILED', ...byOfficer(ADMIRAL, 10, 'OLD-0001') },
+      },
+      {
+        operation: 'POST /v1/assets/decommissions',
+        name: 'a batch naming an unknown asset',
+        on: 'direct',
+        status: 404,
+        errorCode: 'BATCH_DECOMMISSION_REFUSED',
+        arrange: async () => ({ send: () => direct.http().post('/v1/assets/decommissions').set('Authorization', admiral(direct)).send({ asset_ids: ['TIE-0002', 'XYZ-9999'], ...DECOMMISSION_BODY }) }),
+        denial: { action: 'asset.decommission', reason: 'ASSET_NOT_FOUND', ...byOfficer(ADMIRAL, 10, null) },
+      },
+      {
+        operation: 'POST /v1/assets/decommissions',
+        name: 'a batch naming an asset already decommissioned',
+        on: 'direct',
+        status: 409,
+        errorCode: 'BATCH_DECOMMISSION_REFUSED',
+        arrange: async () => ({ send: () => direct.http().post('/v1/assets/decommissions').set('Authorization', admiral(direct)).send({ asset_ids: ['TIE-0002', 'OLD-0001'], ...DECOMMISSION_BODY }) }),
+        denial: { action: 'asset.decommission', reason: 'ASSET_NOT_ACTIVE', ...byOfficer(ADMIRAL, 10, null) },
+      },
+      {
+        operation: 'POST /v1/assets/decommissions',
+        name: 'a batch while DECOMMISSION_APPROVAL=required',
+        on: 'approval',
+        status: 409,
+        errorCode: 'BATCH_NEEDS_SINGLE_REQUESTS',
+        arrange: async () => ({ send: () => approval.http().post('/v1/assets/decommissions').set('Authorization', requester()).send({ asset_ids: ['TIE-0002'], ...ASK }) }),
+        denial: { action: 'asset.decommission', reason: 'BATCH_NEEDS_SINGLE_REQUESTS', ...byOfficer(REQUESTER, 7, null) },
+      },
+      {
+        operation: 'POST /v1/assets/decommissions',
+        name: 'a batch whose Idempotency-Key the officer used for another request',
+        on: 'approval',
+        status: 422,
+        errorCode: 'IDEMPOTENCY_KEY_MISMATCH',
+        arrange: async () => {
+          const key = await keyUsedElsewhere(REQUESTER);
+          return { send: () => approval.http().post('/v1/assets/decommissions').set('Authorization', requester()).set('Idempotency-Key', key).send({ asset_ids: ['TIE-0002'], ...ASK }) };
+        },
       },
       {
         operation: 'POST /v1/assets/{asset_id}/recommission',
@@ -524,6 +604,42 @@ describeEachDatabase('every refusal of every operation records exactly one denia
           return { send: () => decideRequest(approval, requestId, 'approve', approver()), settle };
         },
         denial: { action: 'asset.recommission', reason: 'ASSET_NOT_DECOMMISSIONED', ...byOfficer(APPROVER, 8, null) },
+      },
+      {
+        operation: 'POST /v1/decommission-requests/{request_id}/approve',
+        name: 'a approve whose Idempotency-Key the officer used for another request',
+        on: 'approval',
+        status: 422,
+        errorCode: 'IDEMPOTENCY_KEY_MISMATCH',
+        arrange: async () => {
+          const requestId = randomUUID();
+          const key = await keyUsedElsewhere(APPROVER);
+          return { send: () => decideRequest(approval, requestId, 'approve', approver()).set('Idempotency-Key', key) };
+        },
+      },
+      {
+        operation: 'POST /v1/decommission-requests/{request_id}/reject',
+        name: 'a reject whose Idempotency-Key the officer used for another request',
+        on: 'approval',
+        status: 422,
+        errorCode: 'IDEMPOTENCY_KEY_MISMATCH',
+        arrange: async () => {
+          const requestId = randomUUID();
+          const key = await keyUsedElsewhere(APPROVER);
+          return { send: () => decideRequest(approval, requestId, 'reject', approver()).set('Idempotency-Key', key) };
+        },
+      },
+      {
+        operation: 'POST /v1/decommission-requests/{request_id}/withdraw',
+        name: 'a withdraw whose Idempotency-Key the officer used for another request',
+        on: 'approval',
+        status: 422,
+        errorCode: 'IDEMPOTENCY_KEY_MISMATCH',
+        arrange: async () => {
+          const requestId = randomUUID();
+          const key = await keyUsedElsewhere(REQUESTER);
+          return { send: () => decideRequest(approval, requestId, 'withdraw', requester()).set('Idempotency-Key', key) };
+        },
       },
     ];
 

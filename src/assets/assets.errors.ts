@@ -46,3 +46,37 @@ export class AssetNotDecommissionedError extends AuditedDenial {
     super(ASSET_NOT_DECOMMISSIONED_MESSAGE);
   }
 }
+
+export const PRECONDITION_FAILED_MESSAGE = 'The asset changed since it was read: If-Match names none of its current record; read it again and decide on what it is now';
+
+/** A decision whose If-Match no longer names the asset's record: nothing is changed, and the refusal is recorded. */
+export class PreconditionFailedError extends AuditedDenial {
+  readonly status = HttpStatus.PRECONDITION_FAILED;
+  readonly errorCode = 'PRECONDITION_FAILED';
+  readonly denialReason: AssetDenialReason = 'PRECONDITION_FAILED';
+
+  /** @param deniedAction the operation refused, when it is not the route's */
+  constructor(override readonly deniedAction?: string) {
+    super(PRECONDITION_FAILED_MESSAGE);
+  }
+}
+
+export const BATCH_REFUSED_EXAMPLE = 'Nothing was decommissioned; not found: XYZ-9999; already decommissioned: OLD-0001,OLD-0002';
+
+/**
+ * A batch that names an absent asset (404) or, all present, one already decommissioned (409): nothing
+ * changed, and the message lists every offending id by why, in the order the batch gave them (100 ids
+ * fit the 1024 characters of a message).
+ */
+export class BatchDecommissionRefusedError extends AuditedDenial {
+  readonly errorCode = 'BATCH_DECOMMISSION_REFUSED';
+  readonly status: HttpStatus.NOT_FOUND | HttpStatus.CONFLICT;
+  readonly denialReason: AssetDenialReason;
+
+  constructor(absent: string[], decommissioned: string[]) {
+    const why = [absent.length > 0 ? `not found: ${absent.join(',')}` : '', decommissioned.length > 0 ? `already decommissioned: ${decommissioned.join(',')}` : ''];
+    super(`Nothing was decommissioned; ${why.filter(Boolean).join('; ')}`);
+    this.status = absent.length > 0 ? HttpStatus.NOT_FOUND : HttpStatus.CONFLICT;
+    this.denialReason = absent.length > 0 ? 'ASSET_NOT_FOUND' : 'ASSET_NOT_ACTIVE';
+  }
+}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Kysely, type NotNull } from 'kysely';
+import { type ExpressionBuilder, Kysely, type NotNull } from 'kysely';
 import { type AssetRow, type AssetStatus, CompiledStatement, countRows, databaseClock, type DB, readInKeyOrder, type NewAsset, selectPage, upsertRows, type UpsertCounts } from '../database';
 
 /** What the API shows of an asset record, in the order it shows it. */
@@ -30,6 +30,16 @@ export interface DecommissionRecord {
 
 type DecommissionedAsset = DecommissionRecord & { asset_id: string };
 
+/** An asset record as the API shows it, and as an If-Match names it. */
+export type AssetRecord = Pick<AssetRow, (typeof ASSET_COLUMNS)[number]>;
+
+/**
+ * The row is still `expected`, every column the API shows: the condition that makes a change under
+ * If-Match a compare-and-set, so a change committed since `expected` was read makes it change nothing.
+ */
+export const isStillRecord = (expected: AssetRecord) => (eb: ExpressionBuilder<DB, 'assets'>) =>
+  eb.and(ASSET_COLUMNS.map((column) => (expected[column] === null ? eb(column, 'is', null) : eb(column, '=', expected[column]))));
+
 /** The asset as the decommission returns it. */
 export type DecommissionedAssetRow = Pick<AssetRow, (typeof DECOMMISSIONED_ASSET_COLUMNS)[number]> & { [K in keyof DecommissionRecord | 'decommissioned_at']: string };
 
@@ -53,9 +63,22 @@ export class AssetsRepository {
   /**
    * The decommission, inside `trx`: one conditional UPDATE that returns the asset, so of two racing
    * decommissions exactly one sees the row; undefined when the asset is absent or not active. Its time
-   * is the database's clock, which its audit event is dated by too.
+   * is the database's clock, which its audit event is dated by too. With `expected` (an If-Match's
+   * record), only while the row is still that record.
    */
-  async decommission(trx: Kysely<DB>, assetId: string, { decommission_reason, authorized_by }: DecommissionRecord): Promise<DecommissionedAssetRow | undefined> {
+  async decommission(trx: Kysely<DB>, assetId: string, record: DecommissionRecord, expected?: AssetRecord): Promise<DecommissionedAssetRow | undefined> {
+    const { decommission_reason, authorized_by } = record;
+    if (expected) {
+      return trx
+        .updateTable('assets')
+        .set({ decommission_reason, authorized_by, decommissioned_at: databaseClock(trx), status: 'decommissioned' })
+        .where('asset_id', '=', assetId)
+        .where('status', '=', 'active')
+        .where(isStillRecord(expected))
+        .returning(DECOMMISSIONED_ASSET_COLUMNS)
+        .$narrowType<{ [K in keyof DecommissionRecord | 'decommissioned_at']: NotNull }>()
+        .executeTakeFirst();
+    }
     const [asset] = await this.decommissionStatement.run(trx, { asset_id: assetId, decommission_reason, authorized_by });
     return asset;
   }
@@ -63,9 +86,17 @@ export class AssetsRepository {
   /**
    * The recommission, inside `trx`: one conditional UPDATE, so of racing recommissions exactly one sees
    * the row decommissioned. The last decommission's fields stay: the record keeps why it was once retired.
+   * With `expected` (an If-Match's record), only while the row is still that record.
    */
-  recommission(trx: Kysely<DB>, assetId: string) {
-    return trx.updateTable('assets').set({ status: 'active' }).where('asset_id', '=', assetId).where('status', '=', 'decommissioned').returning(ASSET_COLUMNS).executeTakeFirst();
+  recommission(trx: Kysely<DB>, assetId: string, expected?: AssetRecord) {
+    const update = trx.updateTable('assets').set({ status: 'active' }).where('asset_id', '=', assetId).where('status', '=', 'decommissioned');
+    return (expected ? update.where(isStillRecord(expected)) : update).returning(ASSET_COLUMNS).executeTakeFirst();
+  }
+
+  /** Which of `assetIds` have a record, active or not. */
+  async existing(executor: Kysely<DB>, assetIds: string[]): Promise<Set<string>> {
+    const rows = await executor.selectFrom('assets').select('asset_id').where('asset_id', 'in', assetIds).execute();
+    return new Set(rows.map((row) => row.asset_id));
   }
 
   findById(assetId: string, executor: Kysely<DB> = this.db) {

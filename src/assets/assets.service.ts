@@ -1,13 +1,25 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { AuditService } from '../audit';
 import { type Actor, pageMeta, pageOffset, type RequestOrigin, ResourceNotFoundError } from '../common';
-import { type DB, TransactionRunner } from '../database';
+import { type AssetStatus, type DB, TransactionRunner } from '../database';
+import { ifMatchIncludes } from '../http';
 import { Metrics } from '../observability';
-import { AssetAccessDeniedError, AssetNotDecommissionedError } from './assets.errors';
-import { AssetsRepository } from './assets.repository';
+import { assetEntityTag } from './asset-entity-tag';
+import { AssetAccessDeniedError, AssetNotDecommissionedError, BatchDecommissionRefusedError, PreconditionFailedError } from './assets.errors';
+import { type AssetRecord, AssetsRepository, type DecommissionedAssetRow } from './assets.repository';
 import { ASSET_ACTIONS } from './assets.vocabulary';
+import type { BatchDecommissionedDto } from './dto/batch-decommission.dto';
 import type { AssetDto, AssetPageDto, DecommissionAssetDto, DecommissionedAssetDto, ListAssetsQueryDto, RecommissionAssetDto } from './dto/asset.dto';
+
+/** How a decision was asked for, beyond its asset and body. */
+export interface DecisionTerms {
+  /** The decommission request whose approval this is, named in the event's details. */
+  approvedRequestId?: string;
+  /** The caller's If-Match: the change is made only while the record is one it names (else 412). */
+  ifMatch?: string;
+}
 
 @Injectable()
 export class AssetsService {
@@ -21,20 +33,19 @@ export class AssetsService {
   /**
    * The asset leaves the active records and its audit event is written with it, committed together;
    * an asset that is missing or already decommissioned is refused with a denial, recorded where it is answered.
-   * `approvedRequestId` names the decommission request whose approval this is, in the event's details.
+   * With an If-Match that no longer names the active asset's record, 412 and nothing changed.
    */
-  async decommission(
-    assetId: string,
-    request: DecommissionAssetDto,
-    officer: Actor,
-    origin: RequestOrigin,
-    approvedRequestId?: string,
-  ): Promise<DecommissionedAssetDto> {
+  async decommission(assetId: string, request: DecommissionAssetDto, officer: Actor, origin: RequestOrigin, terms: DecisionTerms = {}): Promise<DecommissionedAssetDto> {
     const action = ASSET_ACTIONS.decommission;
+    const record = { decommission_reason: request.reason, authorized_by: request.authorized_by };
     const decommissioned = await this.transactions.run(async (trx) => {
-      const asset = await this.assets.decommission(trx, assetId, { decommission_reason: request.reason, authorized_by: request.authorized_by });
+      const expected = await this.recordIfMatched(trx, assetId, 'active', terms.ifMatch, action);
+      const asset = expected === null ? undefined : await this.assets.decommission(trx, assetId, record, expected);
+      if (expected && !asset) {
+        throw new PreconditionFailedError(action);
+      }
       if (asset) {
-        const details = { request_id: approvedRequestId, reason: request.reason, authorized_by: request.authorized_by };
+        const details = { request_id: terms.approvedRequestId, reason: request.reason, authorized_by: request.authorized_by };
         await this.audit.append(trx, { action, outcome: 'allowed', actor: officer, origin, details });
       }
       return asset;
@@ -48,29 +59,94 @@ export class AssetsService {
   }
 
   /**
+   * Every asset named leaves the active records, or none does: one transaction, one asset.decommission
+   * event each, carrying the batch's id. Each asset is decommissioned by DELETE's conditional UPDATE,
+   * in asset_id order, so concurrent batches and DELETEs lock shared rows in one order (no deadlock on
+   * PostgreSQL) and each asset is decommissioned once. A batch naming an absent or decommissioned
+   * asset changes nothing and says which (404, or 409 when all exist), recorded as a refusal.
+   */
+  async decommissionBatch(assetIds: string[], request: DecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<BatchDecommissionedDto> {
+    const batchId = randomUUID();
+    const record = { decommission_reason: request.reason, authorized_by: request.authorized_by };
+    const decommissioned = await this.transactions.run(async (trx) => {
+      const changed = new Map<string, DecommissionedAssetRow>();
+      const refused = new Set<string>();
+      for (const assetId of [...assetIds].sort()) {
+        const asset = await this.assets.decommission(trx, assetId, record);
+        if (asset) {
+          changed.set(assetId, asset);
+        } else {
+          refused.add(assetId);
+        }
+      }
+      if (refused.size > 0) {
+        const existing = await this.assets.existing(trx, [...refused]);
+        const inOrder = assetIds.filter((assetId) => refused.has(assetId));
+        throw new BatchDecommissionRefusedError(
+          inOrder.filter((assetId) => !existing.has(assetId)),
+          inOrder.filter((assetId) => existing.has(assetId)),
+        );
+      }
+      const details = { batch_id: batchId, reason: request.reason, authorized_by: request.authorized_by };
+      for (const assetId of assetIds) {
+        await this.audit.append(trx, { action: ASSET_ACTIONS.decommission, outcome: 'allowed', actor: officer, origin: { ...origin, assetId }, details });
+      }
+      return assetIds.map((assetId) => changed.get(assetId) as DecommissionedAssetRow);
+    });
+    decommissioned.forEach(() => this.metrics.decommissionAllowed());
+    return { batch_id: batchId, decommissioned };
+  }
+
+  /**
    * A decommissioned asset becomes active again, its audit event committed with the change; an absent
    * asset is refused as DELETE refuses it, an active one with 409. Both refusals are recorded denials.
-   * `approvedRequestId` names the request whose approval this is, in the event's details.
+   * With an If-Match that no longer names the decommissioned asset's record, 412 and nothing changed.
    */
-  async recommission(assetId: string, request: RecommissionAssetDto, officer: Actor, origin: RequestOrigin, approvedRequestId?: string): Promise<AssetDto> {
+  async recommission(assetId: string, request: RecommissionAssetDto, officer: Actor, origin: RequestOrigin, terms: DecisionTerms = {}): Promise<AssetDto> {
+    const action = ASSET_ACTIONS.recommission;
     return this.transactions.run(async (trx) => {
-      const asset = await this.assets.recommission(trx, assetId);
+      const expected = await this.recordIfMatched(trx, assetId, 'decommissioned', terms.ifMatch, action);
+      const asset = expected === null ? undefined : await this.assets.recommission(trx, assetId, expected);
+      if (expected && !asset) {
+        throw new PreconditionFailedError(action);
+      }
       if (!asset) {
         // Thrown inside the transaction: an approval that would make this recommission is undone with it.
         throw await this.recommissionRefusal(assetId, trx);
       }
-      const details = { request_id: approvedRequestId, reason: request.reason, authorized_by: request.authorized_by };
-      await this.audit.append(trx, { action: ASSET_ACTIONS.recommission, outcome: 'allowed', actor: officer, origin, details });
+      const details = { request_id: terms.approvedRequestId, reason: request.reason, authorized_by: request.authorized_by };
+      await this.audit.append(trx, { action, outcome: 'allowed', actor: officer, origin, details });
       return asset;
     });
   }
 
   /**
+   * An If-Match's precondition, read inside the decision's transaction: undefined without If-Match (the
+   * change is unconditional); null when the asset is absent or has not the status the change needs (its
+   * usual refusal answers, as RFC 9110 has a precondition give way to the answer the request would get
+   * without it); the record when If-Match names it, for the change to be made only while the row is
+   * still that record; else 412, recorded under `action`, or the route's when it names none.
+   */
+  async recordIfMatched(trx: Kysely<DB>, assetId: string, status: AssetStatus, ifMatch: string | undefined, action?: string): Promise<AssetRecord | null | undefined> {
+    if (ifMatch === undefined) {
+      return undefined;
+    }
+    const current = await this.assets.findById(assetId, trx);
+    if (!current || current.status !== status) {
+      return null;
+    }
+    if (!ifMatchIncludes(ifMatch, assetEntityTag(current))) {
+      throw new PreconditionFailedError(action);
+    }
+    return current;
+  }
+
+  /**
    * Why the asset cannot be recommissioned: it is active (409), or absent (404, as DELETE answers); named
    * as a recommission's refusal, whichever route asked (an approval's is not its own step's). Read in
-   * `executor` when a transaction is open, which on SQLite holds the one connection.
+   * the transaction open in this context, if any, which on SQLite holds the one connection.
    */
-  async recommissionRefusal(assetId: string, executor?: Kysely<DB>): Promise<AssetNotDecommissionedError | AssetAccessDeniedError> {
+  async recommissionRefusal(assetId: string, executor: Kysely<DB> = this.transactions.executor()): Promise<AssetNotDecommissionedError | AssetAccessDeniedError> {
     const action = ASSET_ACTIONS.recommission;
     return (await this.assets.findById(assetId, executor)) ? new AssetNotDecommissionedError(action) : AssetAccessDeniedError.notFound(action);
   }

@@ -17,7 +17,9 @@ export const DECOMMISSION_REQUEST_ACTIONS = {
   read: 'decommission.read',
 } as const;
 
-export const ASSET_DENIAL_REASONS = ['ASSET_NOT_FOUND', 'ASSET_NOT_DECOMMISSIONED'] as const;
+/** PRECONDITION_FAILED: an If-Match that no longer names the asset's record (412). */
+/** ASSET_NOT_ACTIVE: a batch naming an asset already decommissioned (409). */
+export const ASSET_DENIAL_REASONS = ['ASSET_NOT_FOUND', 'ASSET_NOT_DECOMMISSIONED', 'PRECONDITION_FAILED', 'ASSET_NOT_ACTIVE'] as const;
 export type AssetDenialReason = (typeof ASSET_DENIAL_REASONS)[number];
 
 export const DECOMMISSION_REQUEST_DENIAL_REASONS = [
@@ -29,5 +31,6 @@ export const DECOMMISSION_REQUEST_DENIAL_REASONS = [
   'DECOMMISSION_REQUEST_NOT_PENDING',
   'DECOMMISSION_REQUEST_EXPIRED',
   'DECOMMISSION_REQUEST_LIMIT',
+  'BATCH_NEEDS_SINGLE_REQUESTS',
 ] as const;
 export type DecommissionRequestDenialReason = (typeof DECOMMISSION_REQUEST_DENIAL_REASONS)[number];

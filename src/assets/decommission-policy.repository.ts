@@ -9,8 +9,8 @@ export type DecommissionPolicyName = DecommissionPolicyTable['policy'];
 export class DecommissionPolicyRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  async find(): Promise<DecommissionPolicyName | undefined> {
-    const row = await this.db.selectFrom('decommission_policy').select('policy').where('id', '=', 1).executeTakeFirst();
+  async find(executor: Kysely<DB> = this.db): Promise<DecommissionPolicyName | undefined> {
+    const row = await executor.selectFrom('decommission_policy').select('policy').where('id', '=', 1).executeTakeFirst();
     return row?.policy;
   }
 

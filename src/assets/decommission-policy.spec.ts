@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { ConfigurationError } from '../config';
-import { createDatabase, type DB, migrateToLatest } from '../database';
+import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../database';
 import { DecommissionPolicy } from './decommission-policy';
 import { DecommissionPolicyRepository } from './decommission-policy.repository';
 
 describe('DecommissionPolicy', () => {
   let db: Kysely<DB>;
-  const instance = (policy?: 'none' | 'required') => new DecommissionPolicy(new DecommissionPolicyRepository(db), { policy, ttlSeconds: 60, requestsPerOfficer: 5 });
+  const instance = (policy?: 'none' | 'required') => new DecommissionPolicy(new DecommissionPolicyRepository(db), new TransactionRunner(db), { policy, ttlSeconds: 60, requestsPerOfficer: 5 });
   const stored = () => db.selectFrom('decommission_policy').selectAll().execute();
 
   beforeEach(async () => {

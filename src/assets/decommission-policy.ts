@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigurationError, DECOMMISSION_APPROVAL_CONFIG, type DecommissionApprovalConfig } from '../config';
+import { TransactionRunner } from '../database';
 import { DecommissionPolicyRepository } from './decommission-policy.repository';
 
 /**
@@ -12,6 +13,7 @@ import { DecommissionPolicyRepository } from './decommission-policy.repository';
 export class DecommissionPolicy implements OnApplicationBootstrap {
   constructor(
     private readonly policies: DecommissionPolicyRepository,
+    private readonly transactions: TransactionRunner,
     @Inject(DECOMMISSION_APPROVAL_CONFIG) private readonly config: DecommissionApprovalConfig,
   ) {}
 
@@ -33,8 +35,8 @@ export class DecommissionPolicy implements OnApplicationBootstrap {
     }
   }
 
-  /** Read at each decision: the policy as it is now; none until an instance or the command sets one. */
+  /** Read at each decision (in its transaction, when one is open): the policy as it is now; none until an instance or the command sets one. */
   async required(): Promise<boolean> {
-    return (await this.policies.find()) === 'required';
+    return (await this.policies.find(this.transactions.executor())) === 'required';
   }
 }

@@ -3,6 +3,7 @@ import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags, getSche
 import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '../auth';
 import { ApiErrorResponse } from '../common';
 import { RequestOrigin } from '../http';
+import { ApiIdempotencyKeyMismatchResponse, IDEMPOTENCY_IN_USE, Idempotent, RETRY_AFTER_IN_USE } from '../idempotency';
 import { ASSET_ACCESS_DENIED_MESSAGE } from './assets.errors';
 import { DECOMMISSION_REQUEST_ACTIONS } from './assets.vocabulary';
 import { NOT_AUTHORIZING_OFFICER_MESSAGE, NOT_PENDING_MESSAGE, NOT_REJECTING_OFFICER_MESSAGE, NOT_REQUESTER_MESSAGE } from './decommission-requests.errors';
@@ -63,6 +64,8 @@ export class DecommissionRequestsController {
 
   @Post(':request_id/approve')
   @HttpCode(HttpStatus.OK)
+  @Idempotent()
+  @ApiIdempotencyKeyMismatchResponse()
   @RequiresClearance(7, { action: DECOMMISSION_REQUEST_ACTIONS.approve })
   @ApiOperation({
     summary: 'Approve a decommission request: the officer it names as authorized_by (clearance 7 or higher)',
@@ -78,7 +81,13 @@ export class DecommissionRequestsController {
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'request_id must be a UUID', 'Invalid request id (VALIDATION_ERROR)')
   @ApiErrorResponse(403, 'DECOMMISSION_REQUEST_FORBIDDEN', NOT_AUTHORIZING_OFFICER_MESSAGE, 'Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not authorized_by (DECOMMISSION_REQUEST_FORBIDDEN)')
   @ApiErrorResponse(404, 'DECOMMISSION_REQUEST_NOT_FOUND', NOT_FOUND, 'No request with that id (DECOMMISSION_REQUEST_NOT_FOUND), or its asset is no longer active (ASSET_ACCESS_DENIED: ' + ASSET_ACCESS_DENIED_MESSAGE + ')')
-  @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_NOT_PENDING', `${NOT_PENDING_MESSAGE}: it was approved`, `${STATE_CONFLICT}; a recommission's asset is active (ASSET_NOT_DECOMMISSIONED)`)
+  @ApiErrorResponse(
+    409,
+    'DECOMMISSION_REQUEST_NOT_PENDING',
+    `${NOT_PENDING_MESSAGE}: it was approved`,
+    `${STATE_CONFLICT}; a recommission's asset is active (ASSET_NOT_DECOMMISSIONED); ${IDEMPOTENCY_IN_USE}`,
+    RETRY_AFTER_IN_USE,
+  )
   async approve(
     @Param() { request_id }: DecommissionRequestIdParamDto,
     @CurrentOfficer() officer: AuthenticatedOfficer,
@@ -91,6 +100,8 @@ export class DecommissionRequestsController {
 
   @Post(':request_id/reject')
   @HttpCode(HttpStatus.OK)
+  @Idempotent()
+  @ApiIdempotencyKeyMismatchResponse()
   @RequiresClearance(7, { action: DECOMMISSION_REQUEST_ACTIONS.reject })
   @ApiOperation({
     summary: 'Reject a decommission request: the officer it names as authorized_by, or any officer of clearance 9 or higher',
@@ -108,7 +119,7 @@ export class DecommissionRequestsController {
     'Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is neither authorized_by nor of clearance 9 or higher (DECOMMISSION_REQUEST_FORBIDDEN)',
   )
   @ApiErrorResponse(404, 'DECOMMISSION_REQUEST_NOT_FOUND', NOT_FOUND, 'No request with that id (DECOMMISSION_REQUEST_NOT_FOUND)')
-  @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_NOT_PENDING', `${NOT_PENDING_MESSAGE}: it was approved`, STATE_CONFLICT)
+  @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_NOT_PENDING', `${NOT_PENDING_MESSAGE}: it was approved`, `${STATE_CONFLICT}; ${IDEMPOTENCY_IN_USE}`, RETRY_AFTER_IN_USE)
   async reject(
     @Param() { request_id }: DecommissionRequestIdParamDto,
     @CurrentOfficer() officer: AuthenticatedOfficer,
@@ -119,6 +130,8 @@ export class DecommissionRequestsController {
 
   @Post(':request_id/withdraw')
   @HttpCode(HttpStatus.OK)
+  @Idempotent()
+  @ApiIdempotencyKeyMismatchResponse()
   @RequiresClearance(7, { action: DECOMMISSION_REQUEST_ACTIONS.withdraw })
   @ApiOperation({
     summary: 'Withdraw a decommission request: the officer who made it (clearance 7 or higher)',
@@ -129,7 +142,7 @@ export class DecommissionRequestsController {
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'request_id must be a UUID', 'Invalid request id (VALIDATION_ERROR)')
   @ApiErrorResponse(403, 'DECOMMISSION_REQUEST_FORBIDDEN', NOT_REQUESTER_MESSAGE, 'Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not requested_by (DECOMMISSION_REQUEST_FORBIDDEN)')
   @ApiErrorResponse(404, 'DECOMMISSION_REQUEST_NOT_FOUND', NOT_FOUND, 'No request with that id (DECOMMISSION_REQUEST_NOT_FOUND)')
-  @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_NOT_PENDING', `${NOT_PENDING_MESSAGE}: it was approved`, STATE_CONFLICT)
+  @ApiErrorResponse(409, 'DECOMMISSION_REQUEST_NOT_PENDING', `${NOT_PENDING_MESSAGE}: it was approved`, `${STATE_CONFLICT}; ${IDEMPOTENCY_IN_USE}`, RETRY_AFTER_IN_USE)
   async withdraw(
     @Param() { request_id }: DecommissionRequestIdParamDto,
     @CurrentOfficer() officer: AuthenticatedOfficer,

@@ -102,3 +102,17 @@ export class DecommissionRequestLimitError extends AuditedDenial {
     this.headers = { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) };
   }
 }
+
+export const BATCH_NEEDS_SINGLE_REQUESTS_MESSAGE =
+  'DECOMMISSION_APPROVAL=required: a batch cannot be opened as one decommission request yet; send one DELETE per asset, each opening its request';
+
+/** DECOMMISSION_APPROVAL=required: a batch would decommission without the second officer, so it is refused whole, nothing changed. */
+export class BatchNeedsSingleRequestsError extends AuditedDenial {
+  readonly status = HttpStatus.CONFLICT;
+  readonly errorCode = 'BATCH_NEEDS_SINGLE_REQUESTS';
+  readonly denialReason: DecommissionRequestDenialReason = 'BATCH_NEEDS_SINGLE_REQUESTS';
+
+  constructor() {
+    super(BATCH_NEEDS_SINGLE_REQUESTS_MESSAGE);
+  }
+}

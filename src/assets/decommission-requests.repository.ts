@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely, sql } from 'kysely';
 import { type DB, type DecommissionRequestKind, type DecommissionRequestState, serializeWithin } from '../database';
+import { type AssetRecord, isStillRecord } from './assets.repository';
 
 /** What the API shows of a decommission request, in the order it shows it. */
 export const DECOMMISSION_REQUEST_COLUMNS = [
@@ -37,7 +38,7 @@ export interface RequestDecision {
 }
 
 /** The status an asset must have for a request of each kind: a decommission retires an active asset, a recommission brings back a retired one. */
-const ASSET_STATUS_FOR: Record<DecommissionRequestKind, 'active' | 'decommissioned'> = { decommission: 'active', recommission: 'decommissioned' };
+export const ASSET_STATUS_FOR: Record<DecommissionRequestKind, 'active' | 'decommissioned'> = { decommission: 'active', recommission: 'decommissioned' };
 
 /** An officer's pending, unexpired requests: how many, and when the oldest of them expires. */
 export interface PendingOfRequester {
@@ -60,9 +61,9 @@ export class DecommissionRequestsRepository {
    * Opens a request for an asset whose status its kind needs (active for a decommission, decommissioned
    * for a recommission), in one statement: nothing when the asset is absent or has another status, or
    * when it already has a pending request (the partial unique index refuses it, so two instances racing
-   * open one).
+   * open one). With `expected` (an If-Match's record), only while the asset is still that record.
    */
-  open(trx: Kysely<DB>, values: NewDecommissionRequest) {
+  open(trx: Kysely<DB>, values: NewDecommissionRequest, expected?: AssetRecord) {
     return trx
       .insertInto('decommission_requests')
       .columns(['request_id', 'asset_id', 'kind', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at'])
@@ -81,7 +82,8 @@ export class DecommissionRequestsRepository {
             eb.val(values.expiresAt).as('expires_at'),
           ])
           .where('asset_id', '=', values.assetId)
-          .where('status', '=', ASSET_STATUS_FOR[values.kind]),
+          .where('status', '=', ASSET_STATUS_FOR[values.kind])
+          .$if(expected !== undefined, (assets) => assets.where(isStillRecord(expected as AssetRecord))),
       )
       .onConflict((conflict) => conflict.doNothing())
       .returning(DECOMMISSION_REQUEST_COLUMNS)
@@ -144,12 +146,12 @@ export class DecommissionRequestsRepository {
     return { count: Number(count), firstExpiry };
   }
 
-  findById(requestId: string) {
-    return this.db.selectFrom('decommission_requests').select(DECOMMISSION_REQUEST_COLUMNS).where('request_id', '=', requestId).executeTakeFirst();
+  findById(requestId: string, executor: Kysely<DB> = this.db) {
+    return executor.selectFrom('decommission_requests').select(DECOMMISSION_REQUEST_COLUMNS).where('request_id', '=', requestId).executeTakeFirst();
   }
 
-  findPending(assetId: string) {
-    return this.db
+  findPending(assetId: string, executor: Kysely<DB> = this.db) {
+    return executor
       .selectFrom('decommission_requests')
       .select(DECOMMISSION_REQUEST_COLUMNS)
       .where('asset_id', '=', assetId)

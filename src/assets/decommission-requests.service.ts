@@ -5,7 +5,7 @@ import { type AuditEntry, AuditService, decodeAuditCursor, encodeAuditCursor } f
 import { type Actor, pageNumber, pageOffset, type RequestOrigin } from '../common';
 import { DECOMMISSION_APPROVAL_CONFIG, type DecommissionApprovalConfig } from '../config';
 import { type DB, type DecommissionRequestKind, type DecommissionRequestRow, TransactionRunner } from '../database';
-import { AssetAccessDeniedError } from './assets.errors';
+import { AssetAccessDeniedError, PreconditionFailedError } from './assets.errors';
 import { AssetsService } from './assets.service';
 import { DecommissionPolicy } from './decommission-policy';
 import { DECOMMISSION_REQUEST_ACTIONS } from './assets.vocabulary';
@@ -22,6 +22,7 @@ import {
   NOT_REQUESTER_MESSAGE,
 } from './decommission-requests.errors';
 import {
+  ASSET_STATUS_FOR,
   type DecommissionRequestFilter,
   DecommissionRequestsRepository,
   type RequestDecision,
@@ -90,14 +91,22 @@ export class DecommissionRequestsService {
   /**
    * DELETE's (or a recommission's) answer under the policy: a pending request of that kind, refused when
    * the caller names themselves or already holds as many pending requests as one officer may, and as the
-   * direct change is when the asset is absent or has the wrong status; 409 while one is pending.
+   * direct change is when the asset is absent or has the wrong status; 409 while one is pending. With
+   * an If-Match, opened only while the asset's record is one it names (else 412, nothing opened).
    */
-  async open(kind: DecommissionRequestKind, assetId: string, body: DecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<DecommissionRequestDto> {
+  async open(
+    kind: DecommissionRequestKind,
+    assetId: string,
+    body: DecommissionAssetDto,
+    officer: Actor,
+    origin: RequestOrigin,
+    ifMatch?: string,
+  ): Promise<DecommissionRequestDto> {
     if (body.authorized_by === officer.id) {
       throw new AuthorizedByIsCallerError();
     }
     // A pending request past its expiry must not hold the asset's one pending place.
-    const overdue = await this.requests.findPending(assetId);
+    const overdue = await this.requests.findPending(assetId, this.transactions.executor());
     if (overdue) {
       await this.expireIfOverdue(overdue, officer, origin);
     }
@@ -114,7 +123,8 @@ export class DecommissionRequestsService {
     };
     const opened = await this.transactions.run(async (trx) => {
       await this.refuseOverLimit(trx, officer, createdAt);
-      const row = await this.requests.open(trx, request);
+      const expected = await this.assets.recordIfMatched(trx, assetId, ASSET_STATUS_FOR[kind], ifMatch);
+      const row = expected === null ? undefined : await this.requests.open(trx, request, expected);
       if (row) {
         const details = { request_id: request.requestId, reason: body.reason, authorized_by: body.authorized_by };
         await this.audit.append(trx, { action: DECOMMISSION_REQUEST_ACTIONS.request, outcome: 'allowed', actor: officer, origin, details });
@@ -124,9 +134,13 @@ export class DecommissionRequestsService {
     if (opened) {
       return opened;
     }
-    const pending = await this.requests.findPending(assetId);
+    const pending = await this.requests.findPending(assetId, this.transactions.executor());
     if (pending) {
       throw new DecommissionRequestPendingError(assetId, pending.request_id);
+    }
+    if (ifMatch !== undefined) {
+      // The asset changed between If-Match's check and the request's insert (another instance's commit).
+      throw new PreconditionFailedError();
     }
     throw kind === 'decommission' ? AssetAccessDeniedError.notFound() : await this.assets.recommissionRefusal(assetId);
   }
@@ -142,8 +156,8 @@ export class DecommissionRequestsService {
       const record = { reason: request.reason, authorized_by: request.authorized_by };
       const assetOrigin = originOf(origin, request);
       return request.kind === 'decommission'
-        ? { kind: 'decommission', asset: await this.assets.decommission(request.asset_id, record, officer, assetOrigin, request.request_id) }
-        : { kind: 'recommission', asset: await this.assets.recommission(request.asset_id, record, officer, assetOrigin, request.request_id) };
+        ? { kind: 'decommission', asset: await this.assets.decommission(request.asset_id, record, officer, assetOrigin, { approvedRequestId: request.request_id }) }
+        : { kind: 'recommission', asset: await this.assets.recommission(request.asset_id, record, officer, assetOrigin, { approvedRequestId: request.request_id }) };
     });
     return changed ?? this.refuseDecided('approve', requestId, officer, origin);
   }
@@ -219,7 +233,7 @@ export class DecommissionRequestsService {
 
   /** The request as it is now: marked expired first when it is overdue; 404 when there is none. */
   private async current(requestId: string, officer: Actor, origin: RequestOrigin): Promise<Request> {
-    const request = await this.requests.findById(requestId);
+    const request = await this.requests.findById(requestId, this.transactions.executor());
     if (!request) {
       throw new DecommissionRequestNotFoundError(requestId);
     }

@@ -60,6 +60,7 @@ describe('loadAppConfig', () => {
         timeoutMs: 10_000, retryBaseMs: 1_000, maxAttempts: 15, leaseMs: 15_000, allowHttp: false, allowPrivateNetworks: false, subscriptionsMax: 100,
         secretKey: undefined, generatesSecretKey: true, syslog: undefined,
       },
+      idempotency: { ttlSeconds: 86_400 },
       tracing: undefined,
       witnesses: { witnesses: [], quorum: 0, maxAgeSeconds: 600 },
     };

@@ -3,6 +3,7 @@ import { type DatabaseClockConfig, databaseClockConfig, DatabaseClockVariables, 
 import { type DecommissionApprovalConfig, decommissionApprovalConfig, DecommissionApprovalVariables } from './decommission-approval-config';
 import { type DeliveryConfig, deliveryConfig, DeliveryVariables } from './delivery-config';
 import { type DemoSeedConfig, demoSeedConfig, DemoSeedVariables } from './demo-seed-config';
+import { type IdempotencyConfig, idempotencyConfig, IdempotencyVariables } from './idempotency-config';
 import { readVariables, RuntimeVariables } from './environment';
 import { type TokenConfig, tokenConfig, JwtVariables } from './jwt-config';
 import { type ObservabilityConfig, observabilityConfig, ObservabilityVariables } from './observability-config';
@@ -18,13 +19,14 @@ export interface AppConfig extends ServerConfig, ObservabilityConfig, DatabaseCo
   decommissionApproval: DecommissionApprovalConfig;
   delivery: DeliveryConfig;
   witnesses: WitnessConfig;
+  idempotency: IdempotencyConfig;
   /** Set when OpenTelemetry traces are exported (docs/operations.md#traces); absent, the SDK is not even loaded. */
   tracing?: TracingConfig;
 }
 
 /** Everything the server reads, checked once at start-up. */
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
-  const [server, runtime, observability, database, databaseClock, jwt, demoSeed, rateLimit, audit, decommissionApproval, delivery, tracing, witnesses] = readVariables(env, [
+  const [server, runtime, observability, database, databaseClock, jwt, demoSeed, rateLimit, audit, decommissionApproval, delivery, idempotency, tracing, witnesses] = readVariables(env, [
     ServerVariables,
     RuntimeVariables,
     ObservabilityVariables,
@@ -36,6 +38,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     AuditVariables,
     DecommissionApprovalVariables,
     DeliveryVariables,
+    IdempotencyVariables,
     TracingVariables,
     WitnessVariables,
   ]);
@@ -51,6 +54,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     audit: auditConfig(audit, runtime, cwd),
     decommissionApproval: decommissionApprovalConfig(decommissionApproval),
     delivery: deliveryConfig(delivery, runtime, cwd),
+    idempotency: idempotencyConfig(idempotency),
     tracing: tracingConfig(tracing),
     witnesses: witnessConfig(witnesses),
   };

@@ -13,6 +13,7 @@ export const AUDIT_CONFIG = Symbol('AUDIT_CONFIG');
 export const DECOMMISSION_APPROVAL_CONFIG = Symbol('DECOMMISSION_APPROVAL_CONFIG');
 export const DELIVERY_CONFIG = Symbol('DELIVERY_CONFIG');
 export const WITNESS_CONFIG = Symbol('WITNESS_CONFIG');
+export const IDEMPOTENCY_CONFIG = Symbol('IDEMPOTENCY_CONFIG');
 /** The TracingConfig, or undefined when no traces are exported. */
 export const TRACING_CONFIG = Symbol('TRACING_CONFIG');
 
@@ -34,6 +35,7 @@ export class ConfigModule {
       [DECOMMISSION_APPROVAL_CONFIG, config.decommissionApproval],
       [DELIVERY_CONFIG, config.delivery],
       [WITNESS_CONFIG, config.witnesses],
+      [IDEMPOTENCY_CONFIG, config.idempotency],
       [TRACING_CONFIG, config.tracing],
     ]);
     // Factories, since Nest would take a value provider's undefined (no tracing) for a missing provider.

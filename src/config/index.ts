@@ -8,6 +8,7 @@ export {
   DECOMMISSION_APPROVAL_CONFIG,
   DELIVERY_CONFIG,
   DEMO_SEED_CONFIG,
+  IDEMPOTENCY_CONFIG,
   OBSERVABILITY_CONFIG,
   RATE_LIMIT_CONFIG,
   SERVER_CONFIG,
@@ -28,6 +29,7 @@ export { APPROVAL_TTL_MAX_SECONDS, DECOMMISSION_APPROVAL_POLICIES, type Decommis
 export { type DeliveryConfig, RETRY_CAP_MS, type SyslogTarget } from './delivery-config';
 export type { DemoSeedConfig } from './demo-seed-config';
 export { ConfigurationError } from './environment';
+export { IDEMPOTENCY_TTL_MAX_SECONDS, type IdempotencyConfig } from './idempotency-config';
 export { type ConfiguredKey, type JwtConfig, loadTokenConfig, type TokenConfig } from './jwt-config';
 export { LOG_LEVELS, type LogLevelName, type ObservabilityConfig } from './observability-config';
 export type { RateLimitConfig } from './rate-limit-config';

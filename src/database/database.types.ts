@@ -191,6 +191,7 @@ export interface DB {
   delivery_feeds: DeliveryFeedsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   delivery_attempts: DeliveryAttemptsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export const DELIVERY_FEED_KINDS = ['webhook', 'syslog'] as const;
@@ -260,3 +261,28 @@ export type AuditEventRow = Selectable<AuditEventsTable>;
 export type AuditChainHead = Selectable<AuditChainHeadTable>;
 export type AuditPendingRow = Selectable<AuditPendingTable>;
 export type DecommissionRequestRow = Selectable<DecommissionRequestsTable>;
+
+export const IDEMPOTENCY_KEY_STATES = ['in_progress', 'completed'] as const;
+
+/** A decision's answer kept for a retry with the same Idempotency-Key (migration 013), one row per caller and key. */
+export interface IdempotencyKeysTable {
+  /** The token's subject: a key belongs to its caller. */
+  caller: string;
+  idempotency_key: string;
+  method: string;
+  path: string;
+  /** SHA-256 of the request's canonical JSON body, hex. */
+  fingerprint: string;
+  /** in_progress: claimed, the decision not yet answered; completed: the answer below is kept. */
+  state: (typeof IDEMPOTENCY_KEY_STATES)[number];
+  /** Names the claim that may complete the row: a claim taken over from a crashed instance gets a new one. */
+  claim_token: string;
+  /** ISO 8601 UTC. */
+  claimed_at: string;
+  expires_at: string;
+  status: number | null;
+  /** The kept headers (Location, ETag) as a JSON object. */
+  headers: string | null;
+  /** The answer's body, JSON. */
+  body: string | null;
+}

@@ -12,7 +12,8 @@ import * as decommissionRequestKinds from './migrations/009-decommission-request
 import * as decommissionPolicy from './migrations/010-decommission-policy';
 import * as importedDecommissions from './migrations/011-imported-decommissions';
 import * as deliveryFeeds from './migrations/012-delivery-feeds';
-import * as auditCosignatures from './migrations/015-audit-cosignatures';
+import * as idempotencyKeys from './migrations/013-idempotency-keys';
+import * as auditCosignatures from './migrations/014-audit-cosignatures';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,7 +29,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-decommission-policy': decommissionPolicy,
   '011-imported-decommissions': importedDecommissions,
   '012-delivery-feeds': deliveryFeeds,
-  '015-audit-cosignatures': auditCosignatures,
+  '013-idempotency-keys': idempotencyKeys,
+  '014-audit-cosignatures': auditCosignatures,
 };
 
 /** Every migration's name, in order: what a database that is not there yet lacks. */

@@ -53,6 +53,17 @@ function suite(engine: string, open: () => Promise<{ db: Kysely<DB>; close: () =
       assert.deepEqual(await names(db), ['inner', 'outer']);
     });
 
+    it('gives a read the transaction open in its context, and the database outside one', async () => {
+      assert.equal(sut.executor(), db);
+      await sut.run(async (trx) => {
+        assert.equal(sut.executor(), trx);
+        await insert(trx, 'seen inside');
+        assert.ok((await names(sut.executor())).includes('seen inside'));
+        await remove(trx, 'seen inside');
+      });
+      assert.equal(sut.executor(), db);
+    });
+
     it('joins the outer transaction from another runner of the same database', async () => {
       const other = new TransactionRunner(db);
       await sut.run(async (outer) => other.run(async (trx) => assert.equal(trx, outer)));

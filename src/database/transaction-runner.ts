@@ -68,6 +68,17 @@ export class TransactionRunner {
     return this.thenAfterCommit((afterCommit) => currentTransaction.run({ db: this.db, afterCommit }, () => work(this.db)));
   }
 
+  /**
+   * Where a read that belongs to the current decision runs: in the transaction open in this async
+   * context (a request's, opened around its whole decision), else on the database. On PostgreSQL a read
+   * outside it would take a second pooled connection while the transaction holds one: enough such
+   * requests at once would each hold one and wait for another.
+   */
+  executor(): Kysely<DB> {
+    const outer = currentTransaction.getStore();
+    return outer?.db === this.db && outer.trx ? outer.trx : this.db;
+  }
+
   /** Runs what `commit` collected to run after it, once it has committed. */
   private async thenAfterCommit<T>(commit: (afterCommit: (() => Promise<void>)[]) => Promise<T>): Promise<T> {
     const afterCommit: (() => Promise<void>)[] = [];

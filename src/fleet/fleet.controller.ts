@@ -1,13 +1,10 @@
 import { Controller, Get, Headers, HttpStatus, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiErrorResponse, ValidationFailedError } from '../common';
-import { ifNoneMatchIncludes, REVALIDATE_ON_EVERY_USE } from '../http';
+import { ApiErrorResponse } from '../common';
+import { checkConditionField, CONDITION_FIELD_MAX_LENGTH, ifNoneMatchIncludes, REVALIDATE_ON_EVERY_USE } from '../http';
 import { ListVesselsQueryDto, VesselListResponseDto } from './dto/vessel.dto';
 import { FleetService } from './fleet.service';
-
-/** Room for a few dozen of the listing's entity tags; a longer field is refused rather than scanned. */
-const IF_NONE_MATCH_MAX_LENGTH = 1024;
 
 @ApiTags('fleet')
 @Controller('v1/fleet')
@@ -23,7 +20,7 @@ export class FleetController {
     name: 'If-None-Match',
     required: false,
     description: 'An ETag of an earlier answer, or a list of them: 304 while that page is unchanged.',
-    schema: { type: 'string', maxLength: IF_NONE_MATCH_MAX_LENGTH },
+    schema: { type: 'string', maxLength: CONDITION_FIELD_MAX_LENGTH },
   })
   @ApiOkResponse({
     type: VesselListResponseDto,
@@ -38,16 +35,14 @@ export class FleetController {
     400,
     'VALIDATION_ERROR',
     'limit must be a whole number from 1 to 100',
-    `Invalid limit, page, after or sector, page and after together, or an If-None-Match over ${IF_NONE_MATCH_MAX_LENGTH} characters (VALIDATION_ERROR)`,
+    `Invalid limit, page, after or sector, page and after together, or an If-None-Match over ${CONDITION_FIELD_MAX_LENGTH} characters (VALIDATION_ERROR)`,
   )
   async listStarDestroyers(
     @Query() query: ListVesselsQueryDto,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res() res: Response,
   ): Promise<void> {
-    if (ifNoneMatch !== undefined && ifNoneMatch.length > IF_NONE_MATCH_MAX_LENGTH) {
-      throw new ValidationFailedError(`If-None-Match must be at most ${IF_NONE_MATCH_MAX_LENGTH} characters`);
-    }
+    checkConditionField('If-None-Match', ifNoneMatch);
     const listing = await this.fleet.openListing(query);
     res.setHeader('ETag', listing.etag);
     res.setHeader('Cache-Control', REVALIDATE_ON_EVERY_USE);

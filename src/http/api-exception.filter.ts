@@ -42,6 +42,11 @@ function described(status: number, message: string, errorCode: string, headers: 
   return { status, body: { status: 'error', message: boundedMessage(message), error_code: errorCode }, headers };
 }
 
+/** The error body the filter answers an ApiError with: what a kept answer of it (Idempotency-Key) gives again. */
+export function errorBodyOf(error: ApiError): ErrorResponseDto {
+  return described(error.status, error.message, error.errorCode).body;
+}
+
 /**
  * The one place where any failure becomes the spec's error body, and where every denial is recorded:
  * guards run before interceptors, so only the filter layer sees the refusals of guards, pipes and

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ifNoneMatchIncludes, strongEntityTag } from './entity-tags';
+import { ifMatchIncludes, ifNoneMatchIncludes, strongEntityTag } from './entity-tags';
 
 describe('strongEntityTag', () => {
   it('is a quoted tag without W/, the same for the same parts and different for others', () => {
@@ -39,5 +39,22 @@ describe('ifNoneMatchIncludes', () => {
     for (const field of ['"abcd"', '"ab"', 'abc', 'W/abc', '', undefined]) {
       assert.equal(ifNoneMatchIncludes(field, etag), false, String(field));
     }
+  });
+});
+
+describe('ifMatchIncludes', () => {
+  const etag = '"abc"';
+
+  it('matches *, the same tag, or a list that holds it', () => {
+    assert.equal(ifMatchIncludes('*', etag), true);
+    assert.equal(ifMatchIncludes('"abc"', etag), true);
+    assert.equal(ifMatchIncludes('"xyz", "abc"', etag), true);
+  });
+
+  it('compares strongly: a weak tag, another tag or a field that lists nothing readable matches nothing', () => {
+    assert.equal(ifMatchIncludes('W/"abc"', etag), false);
+    assert.equal(ifMatchIncludes('"xyz"', etag), false);
+    assert.equal(ifMatchIncludes('abc', etag), false);
+    assert.equal(ifMatchIncludes('', etag), false);
   });
 });

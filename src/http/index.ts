@@ -1,4 +1,4 @@
-export { ApiExceptionFilter } from './api-exception.filter';
+export { ApiExceptionFilter, errorBodyOf } from './api-exception.filter';
 export { API_ALIAS, assignRequestId, fixedHeaders, headersSetBy, isServedUnderApiAlias, REQUEST_ID_HEADER, SANE_REQUEST_ID, serveApiAlias } from './request-context';
 export { repairPathEncoding } from './path-encoding';
 export { MethodNotAllowedModule } from './method-not-allowed';
@@ -8,4 +8,4 @@ export { ExpressObjectsAdapter } from './express-objects';
 export { createValidationPipe } from './validation.pipe';
 export { RequestOrigin, requestOrigin } from './request-origin';
 export { denialOf } from './audited-request';
-export { ifNoneMatchIncludes, REVALIDATE_ON_EVERY_USE, strongEntityTag } from './entity-tags';
+export { checkConditionField, CONDITION_FIELD_MAX_LENGTH, CONDITION_FIELD_SCHEMA, ifMatchIncludes, ifNoneMatchIncludes, REVALIDATE_ON_EVERY_USE, strongEntityTag } from './entity-tags';

@@ -119,6 +119,12 @@ export class Metrics {
     labelNames: ['witness', 'outcome'],
     registers: [this.registry],
   });
+  private readonly idempotentReplays = new Counter({
+    name: 'fleet_registry_idempotent_replays_total',
+    help: 'Decisions answered again from their Idempotency-Key, applied once, by method and route template',
+    labelNames: ['method', 'route'],
+    registers: [this.registry],
+  });
   private auditLagSeconds: () => number = () => 0;
   private feedLags: () => FeedLag[] = () => [];
 
@@ -205,6 +211,10 @@ export class Metrics {
 
   auditVerificationEnded(): void {
     this.auditVerificationsRunning.dec();
+  }
+
+  idempotentReplay(method: string, route: string): void {
+    this.idempotentReplays.inc({ method, route });
   }
 
   auditEventsReplayed(count: number): void {

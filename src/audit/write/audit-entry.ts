@@ -17,6 +17,8 @@ export type DecisionDetails = DecommissionDetails | WebhookDetails;
 export interface DecommissionDetails {
   /** The decommission request the decision belongs to (DECOMMISSION_APPROVAL=required). */
   request_id?: string;
+  /** The batch the decommission was one of (POST /v1/assets/decommissions). */
+  batch_id?: string;
   reason: string;
   authorized_by: string;
 }

@@ -20,14 +20,16 @@ import { AuditLog } from './audit-log';
 import type { WaitingEvent } from './audit-write.repository';
 import { AUDIT_FIELD_LIMITS, storable } from '../trail';
 
-/** The details as stored and hashed: JSON with the keys in this order (request_id only when given), each value storable. */
+/** The details as stored and hashed: JSON with the keys in this order (request_id and batch_id only when given), each value storable. */
 export function storedDetails(details: DecisionDetails): string {
   if ('webhook_id' in details) {
     return JSON.stringify({ webhook_id: storable(details.webhook_id, AUDIT_FIELD_LIMITS.detail), url: storable(details.url, AUDIT_FIELD_LIMITS.detail) });
   }
-  const { request_id, reason, authorized_by } = details;
+  const { request_id, batch_id, reason, authorized_by } = details;
   const decision = { reason: storable(reason, AUDIT_FIELD_LIMITS.detail), authorized_by: storable(authorized_by, AUDIT_FIELD_LIMITS.detail) };
-  return JSON.stringify(request_id === undefined ? decision : { request_id: storable(request_id, AUDIT_FIELD_LIMITS.detail), ...decision });
+  const request = request_id === undefined ? {} : { request_id: storable(request_id, AUDIT_FIELD_LIMITS.detail) };
+  const batch = batch_id === undefined ? {} : { batch_id: storable(batch_id, AUDIT_FIELD_LIMITS.detail) };
+  return JSON.stringify({ ...request, ...batch, ...decision });
 }
 
 /** The event of a decision, as it waits for its place; the statement that writes it gives it the database's time. */

@@ -102,6 +102,9 @@ export class AuditDecisionDetailsDto {
   @ApiPropertyOptional({ format: 'uuid', maxLength: 36, example: '6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f', description: 'The decommission request the decision belongs to, when DECOMMISSION_APPROVAL=required' })
   request_id?: string;
 
+  @ApiPropertyOptional({ format: 'uuid', maxLength: 36, example: '0c6a4f9e-2d1b-4e8a-9f3c-7b5d1e2a4c6f', description: 'The batch the decommission was one of (POST /v1/assets/decommissions)' })
+  batch_id?: string;
+
   @ApiPropertyOptional({ ...textSchema(AUDIT_FIELD_LIMITS.detail), example: 'Damaged beyond repair during the Battle of Yavin', description: "A decommission's or recommission's events" })
   reason?: string;
 
