@@ -47,6 +47,8 @@ const ROUTE_ACTIONS: Record<string, string> = {
   'GET /v1/audit/checkpoint/verifier-key': 'audit.read',
   'GET /v1/audit/events/{id}/inclusion-proof': 'audit.read',
   'GET /v1/audit/consistency-proof': 'audit.read',
+  'GET /v1/audit/tile/{level}/{path}': 'audit.read',
+  'GET /v1/audit/tile/entries/{path}': 'audit.read',
   'POST /v1/webhooks': 'webhook.create',
   'GET /v1/webhooks': 'webhook.read',
   'GET /v1/webhooks/{id}': 'webhook.read',
