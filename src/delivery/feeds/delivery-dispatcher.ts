@@ -77,6 +77,17 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
     this.logger.log(`Delivery stopped: ${running.length} feed(s) handed back`);
   }
 
+  /**
+   * A feed was created or resumed on this instance: looked for now rather than at the next renewal, so
+   * its first event goes out at once instead of up to WEBHOOK_LEASE_MS / 6 later. Another instance's
+   * change is found at that renewal.
+   */
+  lookForFeedsNow(): void {
+    if (!this.stopping && this.senders.deliverableKinds().length > 0) {
+      void this.takeLeases();
+    }
+  }
+
   /** Takes and renews leases, starts a runner for each feed newly held, stops those of feeds no longer held; then again in LEASE_MS / 6. */
   private async takeLeases(): Promise<void> {
     try {
@@ -88,6 +99,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
       this.logger.warn(`leases not renewed: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (!this.stopping) {
+      // The one timer left is the last look's, when lookForFeedsNow() overlapped a renewal.
+      clearTimeout(this.leaseTimer);
       this.leaseTimer = setTimeout(() => void this.takeLeases(), this.config.leaseMs / LEASE_RENEWALS_PER_LEASE);
     }
   }

@@ -15,6 +15,7 @@ import type {
   WebhookFilterDto,
   WebhookPageDto,
 } from './dto/webhook.dto';
+import { DeliveryDispatcher } from '../feeds/delivery-dispatcher';
 import { SecretBox } from './secret-box';
 import { checkWebhookUrl } from './target-guard';
 import { newWebhookSecret } from './webhook-secret';
@@ -83,6 +84,7 @@ export class WebhooksService {
     private readonly events: AuditEventsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
+    private readonly dispatcher: DeliveryDispatcher,
     @Inject(DELIVERY_CONFIG) private readonly config: DeliveryConfig,
   ) {}
 
@@ -111,6 +113,7 @@ export class WebhooksService {
       await this.audit.append(trx, this.changeEvent(WEBHOOK_ACTIONS.create, { id, url: url.href }, officer, origin));
       return this.subscriptions.findWritten(trx, id);
     });
+    this.dispatcher.lookForFeedsNow();
     return { ...shown(created), secret };
   }
 
@@ -146,7 +149,7 @@ export class WebhooksService {
 
   /** Active again from the same event: its failed attempts forgotten, the next one at once. */
   async resume(id: string, officer: Actor, origin: RequestOrigin): Promise<WebhookDto> {
-    return this.transactions.run(async (trx) => {
+    const resumed = await this.transactions.run(async (trx) => {
       if (!(await this.subscriptions.resume(trx, id))) {
         throw new WebhookNotFoundError();
       }
@@ -154,6 +157,8 @@ export class WebhooksService {
       await this.audit.append(trx, this.changeEvent(WEBHOOK_ACTIONS.resume, row, officer, origin));
       return shown(row);
     });
+    this.dispatcher.lookForFeedsNow();
+    return resumed;
   }
 
   /** A new secret, shown once; the one it replaces keeps signing for 24 hours beside it. */
