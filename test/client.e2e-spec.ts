@@ -70,7 +70,8 @@ describeEachDatabase('the typed client (clients/typescript) against the service'
 
   it('creates, reads, resumes, rotates, lists the deliveries of and deletes a webhook subscription through typed calls', async () => {
     const admiral = createFleetRegistryClient(await listenOnLoopback(t), t.bearer('admiral-9', 9).slice('Bearer '.length));
-    const created = await admiral.webhooks.create({ body: { url: 'https://93.184.215.14/hooks/fleet', filter: { outcomes: ['denied'] }, start: 'beginning' } });
+    const created = await admiral.webhooks.create({ body: { url: 'https://93.184.215.14/hooks/fleet', filter: { outcomes: ['denied'] }, start: 'now' } });
+    // From now, with only allowed calls after it: nothing is sent, so the deliveries listed below are none.
     assert.equal(created.response?.status, 201);
     const id = created.data?.data.id;
     assert.ok(id && created.data?.data.secret.startsWith('whsec_'));
