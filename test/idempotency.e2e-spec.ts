@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import request from 'supertest';
+import { openSqlite } from '../src/database';
 import { bodyFingerprint } from '../src/idempotency/canonical-json';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_BODY } from './support/fixtures';
@@ -148,9 +151,9 @@ describeEachDatabase('Idempotency-Key on the decisions', (engine) => {
     });
     after(() => beside.stop());
 
-    /** The claim another instance holds while it decides: in_progress, claimed `ageMs` ago. */
-    const claimedElsewhere = async (key: string, assetId: string, ageMs: number) => {
-      const claimedAt = new Date(Date.now() - ageMs);
+    /** A claim committed in_progress, with no transaction deciding under it. */
+    const claimedElsewhere = async (key: string, assetId: string) => {
+      const claimedAt = new Date();
       await t.db
         .insertInto('idempotency_keys')
         .values({
@@ -167,25 +170,65 @@ describeEachDatabase('Idempotency-Key on the decisions', (engine) => {
         .execute();
     };
 
-    it('answers 409 IDEMPOTENCY_KEY_IN_USE with Retry-After on every instance, deciding nothing', async () => {
+    /** The same keyed DELETE of `assetId` through the server at `url`. */
+    const sendKeyed = (url: string, assetId: string, key: string) =>
+      request(url).delete(`/v1/assets/${assetId}`).set('Authorization', admiral).set('Idempotency-Key', key).send(DECOMMISSION_BODY).then((res) => res);
+
+    it('answers a retry while the first request is still being decided: on PostgreSQL 409 IDEMPOTENCY_KEY_IN_USE with Retry-After on every instance; on SQLite, once the first commits, its answer', async () => {
       const assetId = await newAsset();
       const key = randomUUID();
-      await claimedElsewhere(key, assetId, 0);
-
-      for (const res of [
-        await decommission(t, assetId, admiral).set('Idempotency-Key', key),
-        await request(beside.url).delete(`/v1/assets/${assetId}`).set('Authorization', admiral).set('Idempotency-Key', key).send(DECOMMISSION_BODY),
-      ]) {
-        expectErrorBody(res, 409, 'IDEMPOTENCY_KEY_IN_USE');
-        assert.equal(res.headers['retry-after'], '1');
+      if (t.config.database.dialect === 'postgres') {
+        // The test holds the asset's row, so the first DELETE, its key claimed, waits in its UPDATE.
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        let holder = 0;
+        const holding = t.db.transaction().execute(async (trx) => {
+          await trx.selectFrom('assets').select('asset_id').where('asset_id', '=', assetId).forUpdate().execute();
+          holder = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0].pid;
+          await released;
+        });
+        await waitUntil(() => holder !== 0, 'the row held');
+        const first = sendKeyed(beside.url, assetId, key);
+        await waitUntil(
+          async () => (await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity where ${holder} = any(pg_blocking_pids(pid))`.execute(t.db)).rows[0].waiting > 0,
+          'the first DELETE waits for the row',
+        );
+        for (const res of [await decommission(t, assetId, admiral).set('Idempotency-Key', key), await sendKeyed(beside.url, assetId, key)]) {
+          expectErrorBody(res, 409, 'IDEMPOTENCY_KEY_IN_USE');
+          assert.equal(res.headers['retry-after'], '1');
+        }
+        release();
+        await holding;
+        const decided = await first;
+        assert.equal(decided.status, 200);
+        assert.equal(decided.headers['idempotent-replayed'], undefined);
+      } else {
+        // The test holds SQLite's write lock, so the DELETEs of both processes wait for it, the first to take it deciding.
+        const other = await startInstanceBeside(t, { DATABASE_URL: `sqlite:${t.config.database.path}` });
+        const writer = openSqlite(t.config.database.path);
+        try {
+          writer.exec('BEGIN IMMEDIATE');
+          const answers = Promise.all([sendKeyed(beside.url, assetId, key), sendKeyed(other.url, assetId, key)]);
+          await sleep(500);
+          writer.exec('COMMIT');
+          const [one, two] = await answers;
+          assert.deepEqual([one.status, two.status], [200, 200]);
+          assert.deepEqual([one.headers['idempotent-replayed'], two.headers['idempotent-replayed']].sort(), ['true', undefined]);
+          assert.deepEqual(one.body, two.body);
+        } finally {
+          writer.close();
+          await other.stop();
+        }
       }
-      assert.equal(await statusOf(assetId), 'active');
+      const replay = await decommission(t, assetId, admiral).set('Idempotency-Key', key).expect(200);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(await eventsOf(assetId), [['asset.decommission', 'allowed', null]]);
     });
 
-    it('takes over a claim gone stale (its instance died deciding) and decides the request once', async () => {
+    it('takes over at once a claim committed without its answer (no transaction decides under it) and decides the request once', async () => {
       const assetId = await newAsset();
       const key = randomUUID();
-      await claimedElsewhere(key, assetId, 120_000);
+      await claimedElsewhere(key, assetId);
 
       const res = await request(beside.url).delete(`/v1/assets/${assetId}`).set('Authorization', admiral).set('Idempotency-Key', key).send(DECOMMISSION_BODY).expect(200);
       assert.equal(res.headers['idempotent-replayed'], undefined);

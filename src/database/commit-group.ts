@@ -1,5 +1,5 @@
 import { context } from '@opentelemetry/api';
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from './database.types';
 
 export type TransactionWork<T> = (trx: Transaction<DB>) => Promise<T>;
@@ -36,6 +36,26 @@ export async function atGroupEnd<Item>(trx: Kysely<DB>, end: GroupEnd<Item>, ite
     handed.push({ end, item });
   } else {
     await end.endGroup(trx, [item]);
+  }
+}
+
+/**
+ * Runs `work` in a savepoint of `trx`: if it fails, what it wrote is undone, and what it handed to the
+ * group's ends is taken back, and the transaction goes on.
+ */
+export async function undoingOnFailure<T>(trx: Kysely<DB>, work: () => Promise<T>): Promise<T> {
+  const handed = handedIn.get(trx);
+  const handedBefore = handed?.length ?? 0;
+  await sql`savepoint undo_on_failure`.execute(trx);
+  try {
+    const value = await work();
+    await sql`release savepoint undo_on_failure`.execute(trx);
+    return value;
+  } catch (failure) {
+    handed?.splice(handedBefore);
+    await sql`rollback to savepoint undo_on_failure`.execute(trx);
+    await sql`release savepoint undo_on_failure`.execute(trx);
+    throw failure;
   }
 }
 

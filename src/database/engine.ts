@@ -66,3 +66,16 @@ export async function serializeWithin(trx: AnyKysely, space: string, key: string
     await sql`select pg_advisory_xact_lock(hashtext(${space}), hashtext(${key}))`.execute(trx);
   }
 }
+
+/**
+ * serializeWithin without the wait: false at once when another transaction holds `key` now. On
+ * PostgreSQL the lock ends with the transaction, however it ends (a crashed client's connection closed
+ * ends it); SQLite always answers true, its transactions running one after another as they do.
+ */
+export async function trySerializeWithin(trx: AnyKysely, space: string, key: string): Promise<boolean> {
+  if (!isPostgres(trx)) {
+    return true;
+  }
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtext(${space}), hashtext(${key})) as locked`.execute(trx);
+  return rows[0]?.locked === true;
+}

@@ -111,6 +111,27 @@ function suite(engine: string, open: () => Promise<{ db: Kysely<DB>; close: () =
       await remove(db, 'statement');
     });
 
+    it('undoes what work run in a savepoint wrote when it fails, and not what it asked to run after the commit, and commits the rest', async () => {
+      const ran: string[] = [];
+      await sut.run(async (trx) => {
+        await insert(trx, 'before the savepoint');
+        await assert.rejects(
+          sut.undoOnFailure(async () => {
+            await insert(trx, 'undone');
+            sut.afterCommit(async () => {
+              ran.push('undone');
+            });
+            throw new Error('work fails');
+          }),
+          /work fails/,
+        );
+        assert.equal(await sut.undoOnFailure(() => insert(trx, 'in a savepoint kept').then(() => 'kept')), 'kept');
+      });
+      assert.deepEqual(ran, []);
+      assert.deepEqual(await names(db), ['before the savepoint', 'in a savepoint kept', 'inner', 'outer']);
+      await remove(db, 'before the savepoint', 'in a savepoint kept');
+    });
+
     it('opens a transaction of its own for work that follows a finished one', async () => {
       await sut.run((trx) => insert(trx, 'first'));
       await sut.run((trx) => insert(trx, 'second'));

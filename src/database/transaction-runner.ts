@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { Kysely, type Transaction } from 'kysely';
-import { CommitGroup, type TransactionWork } from './commit-group';
+import { CommitGroup, type TransactionWork, undoingOnFailure } from './commit-group';
 import { groupsCommits } from './engine';
 import type { DB } from './database.types';
 
@@ -77,6 +77,24 @@ export class TransactionRunner {
   executor(): Kysely<DB> {
     const outer = currentTransaction.getStore();
     return outer?.db === this.db && outer.trx ? outer.trx : this.db;
+  }
+
+  /**
+   * Runs `work` inside the current transaction, in a savepoint: if it fails, what it wrote (and asked
+   * to run after the commit) is undone, and the transaction goes on to commit the rest.
+   */
+  async undoOnFailure<T>(work: () => Promise<T>): Promise<T> {
+    const current = currentTransaction.getStore();
+    if (current?.db !== this.db || !current.trx) {
+      throw new Error('undoOnFailure must be called inside TransactionRunner.run');
+    }
+    const tasksBefore = current.afterCommit.length;
+    try {
+      return await undoingOnFailure(current.trx, work);
+    } catch (failure) {
+      current.afterCommit.splice(tasksBefore);
+      throw failure;
+    }
   }
 
   /** Runs what `commit` collected to run after it, once it has committed. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Kysely } from 'kysely';
-import type { DB } from '../database';
+import type { Kysely } from 'kysely';
+import { type DB, trySerializeWithin } from '../database';
 
 /** A key is its caller's: the same text from another caller is another key. */
 export interface CallerKey {
@@ -15,7 +15,7 @@ export interface KeyedRequest {
   fingerprint: string;
 }
 
-/** A claim on a key: the request being decided under it, and the token that alone may complete it. */
+/** A claim on a key: the request being decided under it, and the token that names this claim. */
 export interface KeyClaim extends CallerKey, KeyedRequest {
   token: string;
   claimedAt: string;
@@ -31,9 +31,18 @@ export interface KeptAnswer {
 
 @Injectable()
 export class IdempotencyKeysRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /**
+   * Makes `trx` the one transaction deciding under the caller's key until it ends, however it ends (on
+   * PostgreSQL a transaction-scoped advisory lock, let go by a crashed instance's closed connection);
+   * false at once when another transaction decides under it now. On SQLite always true: a database's
+   * write transactions run one after another.
+   */
+  lockKey(trx: Kysely<DB>, { caller, key }: CallerKey): Promise<boolean> {
+    // A key is visible ASCII: no newline, so the pair reads one way only.
+    return trySerializeWithin(trx, 'idempotency_keys', `${caller}\n${key}`);
+  }
 
-  /** Claims a key no row holds: one insert, so of racing claims on any instances exactly one is made; undefined when a row holds it. */
+  /** Claims a key no row holds: one insert; undefined when a row holds it. */
   insertClaim(executor: Kysely<DB>, claim: KeyClaim) {
     return executor
       .insertInto('idempotency_keys')
@@ -43,38 +52,26 @@ export class IdempotencyKeysRepository {
       .executeTakeFirst();
   }
 
-  find({ caller, key }: CallerKey) {
-    return this.db.selectFrom('idempotency_keys').selectAll().where('caller', '=', caller).where('idempotency_key', '=', key).executeTakeFirst();
+  find(executor: Kysely<DB>, { caller, key }: CallerKey) {
+    return executor.selectFrom('idempotency_keys').selectAll().where('caller', '=', caller).where('idempotency_key', '=', key).executeTakeFirst();
   }
 
-  /** Takes over the row while it is still held by `heldBy` (expired, or a claim gone stale): a fresh claim, whatever it held before. */
-  async retakeClaim(executor: Kysely<DB>, claim: KeyClaim, heldBy: string): Promise<boolean> {
-    const { numUpdatedRows } = await executor
+  /** Takes over the row held by `heldBy`: a fresh claim, whatever it held before. */
+  async retakeClaim(trx: Kysely<DB>, claim: KeyClaim, heldBy: string): Promise<void> {
+    await trx
       .updateTable('idempotency_keys')
       .set({ ...this.claimed(claim), status: null, headers: null, body: null })
       .where('caller', '=', claim.caller)
       .where('idempotency_key', '=', claim.key)
       .where('claim_token', '=', heldBy)
-      .executeTakeFirst();
-    return numUpdatedRows > 0n;
+      .execute();
   }
 
-  /** Keeps the answer of the claim's request, in `executor` (the decision's transaction); false when the claim was taken over. */
-  async complete(executor: Kysely<DB>, claim: KeyClaim, answer: KeptAnswer): Promise<boolean> {
-    const { numUpdatedRows } = await executor
+  /** Keeps the answer of the claim's request, in `trx`, the transaction that claimed it. */
+  async complete(trx: Kysely<DB>, claim: KeyClaim, answer: KeptAnswer): Promise<void> {
+    await trx
       .updateTable('idempotency_keys')
       .set({ state: 'completed', status: answer.status, headers: JSON.stringify(answer.headers), body: JSON.stringify(answer.body) })
-      .where('caller', '=', claim.caller)
-      .where('idempotency_key', '=', claim.key)
-      .where('claim_token', '=', claim.token)
-      .executeTakeFirst();
-    return numUpdatedRows > 0n;
-  }
-
-  /** Frees the key of a request whose answer is not kept, so its retry is decided afresh. */
-  release(executor: Kysely<DB>, claim: KeyClaim) {
-    return executor
-      .deleteFrom('idempotency_keys')
       .where('caller', '=', claim.caller)
       .where('idempotency_key', '=', claim.key)
       .where('claim_token', '=', claim.token)

@@ -1,4 +1,4 @@
-import { type CallHandler, type ExecutionContext, HttpStatus, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, HttpStatus, Injectable, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
@@ -8,8 +8,7 @@ import { errorBodyOf } from '../http';
 import { Metrics } from '../observability';
 import { bodyFingerprint } from './canonical-json';
 import { IDEMPOTENCY_KEY_PATTERN, InvalidIdempotencyKeyError } from './idempotency.errors';
-import { IdempotencyService } from './idempotency.service';
-import type { KeptAnswer, KeyClaim } from './idempotency-keys.repository';
+import { type Decided, IdempotencyService } from './idempotency.service';
 import { IDEMPOTENT } from './idempotent.decorator';
 
 /** The refusals that say what the record is (absent, in another state, changed): a retry would get them too, so they are kept. */
@@ -17,16 +16,18 @@ const KEPT_REFUSALS: ReadonlySet<number> = new Set([HttpStatus.NOT_FOUND, HttpSt
 /** The headers of an answer that a replay gives again, beside its status and body. */
 const KEPT_HEADERS = ['Location', 'ETag'] as const;
 
+/** A decision's answer, to keep; and, when it was a refusal that reflects the record, the refusal to throw once kept. */
+interface DecisionAnswer extends Decided {
+  refusal?: ApiError;
+}
+
 /**
  * Idempotency-Key on the routes marked @Idempotent(): after the guards (a 401, 403 or 429 is never
- * kept, nor claims a key), the key is claimed in the database; the decision then runs in a
- * transaction opened here, which its own transactions join, and its answer is kept in that same
- * transaction, so no crash can leave a decision committed without its kept answer.
+ * kept, nor claims a key), the decision runs under the key in one transaction that claims the key,
+ * decides, and keeps the answer (IdempotencyService.decideOnce); the decision's own transactions join it.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  private readonly logger = new Logger('Idempotency');
-
   constructor(
     private readonly reflector: Reflector,
     private readonly idempotency: IdempotencyService,
@@ -51,39 +52,36 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (!request.officer) {
       throw new Error('@Idempotent() on a route that has no authenticated officer');
     }
-    const outcome = await this.idempotency.claim(
+    const outcome = await this.idempotency.decideOnce(
       { caller: request.officer.id, key },
       { method: request.method, path: request.path, fingerprint: bodyFingerprint(request.body) },
+      () => this.decide(next, response),
     );
     if ('replay' in outcome) {
       this.metrics.idempotentReplay(request.method, (request.route as { path?: string } | undefined)?.path ?? request.path);
       response.status(outcome.replay.status).set(outcome.replay.headers).set('Idempotent-Replayed', 'true');
       return outcome.replay.body;
     }
-    try {
-      return await this.transactions.run(async (trx) => {
-        const body: unknown = await lastValueFrom(next.handle());
-        await this.idempotency.complete(trx, outcome.claim, { status: response.statusCode, headers: keptHeadersOf(response), body });
-        return body;
-      });
-    } catch (failure) {
-      await this.settleRefused(outcome.claim, failure);
-      throw failure;
+    if (outcome.decided.refusal) {
+      throw outcome.decided.refusal;
     }
+    return outcome.decided.answer.body;
   }
 
-  /** A refusal that reflects the record is kept for the retry; any other failure frees the key. */
-  private async settleRefused(claim: KeyClaim, failure: unknown): Promise<void> {
+  /**
+   * Runs the decision, in a savepoint: its answer; or, when it was refused in a way that reflects the
+   * record, the refusal's answer, to keep, with whatever the decision wrote undone. Any other failure is
+   * thrown, and nothing under the key commits: the retry is decided afresh.
+   */
+  private async decide(next: CallHandler, response: Response): Promise<DecisionAnswer> {
     try {
+      const body: unknown = await this.transactions.undoOnFailure(() => lastValueFrom(next.handle()));
+      return { answer: { status: response.statusCode, headers: keptHeadersOf(response), body } };
+    } catch (failure) {
       if (failure instanceof ApiError && KEPT_REFUSALS.has(failure.status)) {
-        const answer: KeptAnswer = { status: failure.status, headers: {}, body: errorBodyOf(failure) };
-        await this.idempotency.keepRefusal(claim, answer);
-      } else {
-        await this.idempotency.release(claim);
+        return { answer: { status: failure.status, headers: {}, body: errorBodyOf(failure) }, refusal: failure };
       }
-    } catch (error) {
-      // The failure itself is the answer; the claim goes stale and is taken over by a retry after CLAIM_STALE_MS.
-      this.logger.warn(`Idempotency-Key ${claim.key} not settled: ${error instanceof Error ? error.message : String(error)}`);
+      throw failure;
     }
   }
 }

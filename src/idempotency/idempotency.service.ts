@@ -6,19 +6,16 @@ import { type DB, TransactionRunner } from '../database';
 import { IdempotencyKeyInUseError, IdempotencyKeyMismatchError } from './idempotency.errors';
 import { type CallerKey, type KeptAnswer, type KeyClaim, type KeyedRequest, IdempotencyKeysRepository } from './idempotency-keys.repository';
 
-/**
- * A claim older than this belongs to an instance that died while deciding (the server gives up on a
- * request after 30 s, SERVER_TIMEOUTS): a retry takes it over. The instance it was taken from, were it
- * alive after all, could not complete it (its token no longer matches), so its decision is undone.
- */
-export const CLAIM_STALE_MS = 60_000;
 /** Expired keys are deleted at most this often per instance, at a claim: no timer, and a handful of rows each time. */
 const PRUNE_EVERY_MS = 60_000;
-/** A claim lost to a racing one is tried again this many times (the racer released or took it over meanwhile). */
-const CLAIM_ATTEMPTS = 3;
 
-/** A claimed key, to decide under; or the answer its first request got, to give again. */
-export type ClaimOutcome = { claim: KeyClaim } | { replay: KeptAnswer };
+/** What a decision under a key gives to keep: its answer, and whatever else its caller needs back. */
+export interface Decided {
+  answer: KeptAnswer;
+}
+
+/** The decision made now under the key; or the answer its first request got, to give again. */
+export type DecidedOnce<D extends Decided> = { decided: D } | { replay: KeptAnswer };
 
 /**
  * Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): a decision sent again with its key is
@@ -36,60 +33,51 @@ export class IdempotencyService {
   ) {}
 
   /**
-   * Claims the caller's key for this request before it is decided; or the kept answer of the key's
-   * first request; 422 when that was another request, 409 while it is still being decided.
+   * Runs `decide` once under the caller's key, or gives the answer kept for the key's first request.
+   * One transaction claims the key, decides and keeps the answer: they commit together or not at all,
+   * so a crash at any point leaves either the decision with its answer or nothing, and no claim that a
+   * retry would have to wait out. 422 when the key was first sent with another request; 409 while
+   * another transaction decides under it.
    */
-  async claim(key: CallerKey, request: KeyedRequest): Promise<ClaimOutcome> {
+  async decideOnce<D extends Decided>(key: CallerKey, request: KeyedRequest, decide: () => Promise<D>): Promise<DecidedOnce<D>> {
     await this.pruneNow();
-    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
-      const claim = this.newClaim(key, request);
-      if (await this.transactions.runStatement((executor) => this.keys.insertClaim(executor, claim))) {
-        return { claim };
+    return this.transactions.run(async (trx) => {
+      const claimed = await this.claim(trx, key, request);
+      if ('replay' in claimed) {
+        return claimed;
       }
-      const held = await this.keys.find(key);
-      if (!held) {
-        continue;
-      }
-      if (held.expires_at > claim.claimedAt) {
-        if (held.method !== request.method || held.path !== request.path || held.fingerprint !== request.fingerprint) {
-          throw new IdempotencyKeyMismatchError();
-        }
-        if (held.state === 'completed') {
-          return { replay: { status: held.status as number, headers: JSON.parse(held.headers ?? '{}') as Record<string, string>, body: JSON.parse(held.body ?? 'null') as unknown } };
-        }
-        if (Date.parse(held.claimed_at) > Date.parse(claim.claimedAt) - CLAIM_STALE_MS) {
-          throw new IdempotencyKeyInUseError();
-        }
-      }
-      // Expired, or claimed by an instance that died deciding: a fresh claim, unless a racer took it first.
-      if (await this.transactions.runStatement((executor) => this.keys.retakeClaim(executor, claim, held.claim_token))) {
-        return { claim };
-      }
-    }
-    throw new IdempotencyKeyInUseError();
-  }
-
-  /**
-   * Keeps the answer of the claim's decision in `trx`, the decision's own transaction, so the change and
-   * its answer commit together. A claim taken over meanwhile fails the transaction: the decision is the
-   * other request's to make.
-   */
-  async complete(trx: Kysely<DB>, claim: KeyClaim, answer: KeptAnswer): Promise<void> {
-    if (!(await this.keys.complete(trx, claim, answer))) {
-      throw new Error(`the claim on Idempotency-Key ${claim.key} was taken over before its decision committed`);
-    }
-  }
-
-  /** Keeps the answer of a refusal that reflects the record's state (nothing changed, so nothing else commits with it). */
-  keepRefusal(claim: KeyClaim, answer: KeptAnswer): Promise<void> {
-    return this.transactions.runStatement(async (executor) => {
-      await this.complete(executor, claim, answer);
+      const decided = await decide();
+      await this.keys.complete(trx, claimed.claim, decided.answer);
+      return { decided };
     });
   }
 
-  /** Frees the key of a request whose answer is not kept (a 400, 401, 403, 429, 5xx): its retry is decided afresh. */
-  async release(claim: KeyClaim): Promise<void> {
-    await this.transactions.runStatement((executor) => this.keys.release(executor, claim));
+  /** Claims the key in `trx`; or the kept answer of its first request. */
+  private async claim(trx: Kysely<DB>, key: CallerKey, request: KeyedRequest): Promise<{ claim: KeyClaim } | { replay: KeptAnswer }> {
+    if (!(await this.keys.lockKey(trx, key))) {
+      throw new IdempotencyKeyInUseError();
+    }
+    const claim = this.newClaim(key, request);
+    if (await this.keys.insertClaim(trx, claim)) {
+      return { claim };
+    }
+    const held = await this.keys.find(trx, key);
+    if (!held) {
+      // Pruned between the insert and this read, as it expired: the retry claims it afresh.
+      throw new IdempotencyKeyInUseError();
+    }
+    if (held.expires_at > claim.claimedAt) {
+      if (held.method !== request.method || held.path !== request.path || held.fingerprint !== request.fingerprint) {
+        throw new IdempotencyKeyMismatchError();
+      }
+      if (held.state === 'completed') {
+        return { replay: { status: held.status as number, headers: JSON.parse(held.headers ?? '{}') as Record<string, string>, body: JSON.parse(held.body ?? 'null') as unknown } };
+      }
+    }
+    // Expired; or claimed without an answer, which only a claim's own uncommitted transaction sees, and
+    // this one holds the key: no transaction decides under it. A fresh claim, with a token of its own.
+    await this.keys.retakeClaim(trx, claim, held.claim_token);
+    return { claim };
   }
 
   private newClaim(key: CallerKey, request: KeyedRequest): KeyClaim {

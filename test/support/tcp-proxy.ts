@@ -2,6 +2,32 @@ import { once } from 'node:events';
 import { createServer, type Server, type Socket, connect } from 'node:net';
 import { Transform } from 'node:stream';
 
+/**
+ * Where a hold stops a PostgreSQL transaction's COMMIT: before it reaches the database (the transaction
+ * is still open), or once the database has it, before its answer reaches the client (committed, and
+ * the client does not know).
+ */
+export type CommitHold = 'before-commit' | 'after-commit';
+
+/** A COMMIT as a client sends it (a simple Query message, as Kysely's pg driver sends it) and as PostgreSQL confirms it. */
+const COMMIT_SENT = Buffer.from('commit\0');
+const COMMIT_DONE = Buffer.from('COMMIT\0');
+
+interface ArmedHold {
+  marker: Buffer;
+  stage: CommitHold;
+  held: () => void;
+}
+
+/** One relayed connection, as a hold sees it. */
+interface Link {
+  /** The hold whose marker this connection has sent. */
+  markedBy?: ArmedHold;
+  commitSent: boolean;
+  /** Nothing passes either way any more. */
+  held: boolean;
+}
+
 export interface TcpProxyOptions {
   /** Each chunk is held this long in each direction before it is passed on, so a round trip gains twice this. */
   delayMs?: number;
@@ -15,6 +41,7 @@ export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
   private silent = false;
+  private hold?: ArmedHold;
 
   private constructor(
     private readonly target: { host: string; port: number },
@@ -46,8 +73,9 @@ export class TcpProxy {
         return;
       }
       const upstream = this.track(connect(this.target.port, this.target.host));
-      this.relay(client, upstream);
-      this.relay(upstream, client);
+      const link: Link = { commitSent: false, held: false };
+      this.relay(client, upstream, link, true);
+      this.relay(upstream, client, link, false);
     });
     this.server.listen(this.port, '127.0.0.1');
     await once(this.server, 'listening');
@@ -91,15 +119,59 @@ export class TcpProxy {
     }
   }
 
-  /** One direction of a connection: when one side closes, so does the other. */
-  private relay(from: Socket, to: Socket): void {
+  /**
+   * Holds the COMMIT of the PostgreSQL transaction that sends `marker` (in a statement or among its
+   * parameters), on whichever connection it comes: `stage` says where. That connection then carries
+   * nothing more either way, until its client closes it (and the relay closes the database's side, so
+   * PostgreSQL ends what it left open). Resolves once held.
+   */
+  holdCommit(marker: string, stage: CommitHold): Promise<void> {
+    return new Promise((held) => {
+      this.hold = { marker: Buffer.from(marker), stage, held };
+    });
+  }
+
+  /** Whether `chunk` passes, toward the database (`toServer`) or back; the armed hold decides on the connection it stops. */
+  private passes(link: Link, toServer: boolean, chunk: Buffer): boolean {
+    if (link.held) {
+      return false;
+    }
+    const hold = this.hold;
+    if (!hold) {
+      return true;
+    }
+    if (toServer && chunk.includes(hold.marker)) {
+      link.markedBy = hold;
+    }
+    if (link.markedBy !== hold) {
+      return true;
+    }
+    if (toServer && chunk.includes(COMMIT_SENT)) {
+      link.commitSent = true;
+      return hold.stage === 'after-commit' || this.holdLink(link, hold);
+    }
+    return toServer || !link.commitSent || !chunk.includes(COMMIT_DONE) || this.holdLink(link, hold);
+  }
+
+  private holdLink(link: Link, hold: ArmedHold): false {
+    link.held = true;
+    this.hold = undefined;
+    hold.held();
+    return false;
+  }
+
+  /** One direction of a connection, through its hold: when one side closes, so does the other. */
+  private relay(from: Socket, to: Socket, link: Link, toServer: boolean): void {
+    const gate = new Transform({
+      transform: (chunk: Buffer, _encoding, callback) => callback(null, this.passes(link, toServer, chunk) ? chunk : undefined),
+    });
     if (this.delayMs === 0) {
-      from.pipe(to);
+      from.pipe(gate).pipe(to);
       from.on('close', () => to.destroy());
       return;
     }
     // An end reaches the other side through the pipe, after the data held before it; a reset, after the delay.
-    from.pipe(delayed(this.delayMs)).pipe(to);
+    from.pipe(gate).pipe(delayed(this.delayMs)).pipe(to);
     from.on('close', () => {
       if (!from.readableEnded) {
         setTimeout(() => to.destroy(), this.delayMs);
