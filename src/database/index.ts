@@ -12,5 +12,5 @@ export { openSqlite } from './sqlite';
 export { poolUsage, type PoolUsage } from './postgres';
 export { assertMigrated, DatabaseNotMigratedError, migratedOrClosed, migrateToLatest } from './migrate';
 export * from './database.types';
-export { countRows, readInKeyOrder, selectPage, upsertRows } from './queries';
-export type { Page, UpsertCounts } from './queries';
+export { countRows, readInKeyOrder, readPage, selectPage, upsertRows } from './queries';
+export type { Page, PageWindow, UpsertCounts } from './queries';

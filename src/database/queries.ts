@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, SelectQueryBuilder } from 'kysely';
+import type { Insertable, Kysely, SelectQueryBuilder, Simplify } from 'kysely';
 import type { DB } from './database.types';
 
 export interface Page<Row> {
@@ -21,6 +21,21 @@ export async function selectPage<TB extends keyof DB, Row>(
     filtered.select((eb) => eb.fn.countAll<number | bigint>().as('total')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(counted.total) };
+}
+
+/** A page of an ordered listing: `limit` rows, `offset` rows in (a keyset listing starts it with its own filter instead). */
+export interface PageWindow {
+  limit: number;
+  offset?: number;
+}
+
+/** One page of an ordered query, and whether more rows follow it: read as one row more than the page shows. */
+export async function readPage<TB extends keyof DB, Row>(ordered: SelectQueryBuilder<DB, TB, Row>, window: PageWindow): Promise<{ rows: Simplify<Row>[]; more: boolean }> {
+  const rows = await ordered
+    .limit(window.limit + 1)
+    .offset(window.offset ?? 0)
+    .execute();
+  return { rows: rows.slice(0, window.limit), more: rows.length > window.limit };
 }
 
 /** Any table, its rows as plain records: Kysely cannot follow a column name through a generic table. */

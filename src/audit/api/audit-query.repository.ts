@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import type { AuditEventRow, AuditOutcome, DB } from '../../database';
+import { type AuditEventRow, type AuditOutcome, type DB, readPage } from '../../database';
 import { LEAF_FIELDS } from '../trail';
 import type { DecisionDetails } from '../write';
 
@@ -68,13 +68,7 @@ export class AuditQueryRepository {
     if (window.beforeId !== undefined) {
       bounds.beforeId = Math.min(bounds.beforeId ?? window.beforeId, window.beforeId);
     }
-    const rows = await this.filtered(filter, bounds)
-      .select(AUDIT_EVENT_COLUMNS)
-      .orderBy('id', 'desc')
-      .limit(window.limit + 1)
-      .offset(window.offset ?? 0)
-      .execute();
-    return { rows: rows.slice(0, window.limit), more: rows.length > window.limit };
+    return readPage(this.filtered(filter, bounds).select(AUDIT_EVENT_COLUMNS).orderBy('id', 'desc'), window);
   }
 
   /** Up to `limit` matching events after `afterId`, oldest first: a stream's replay, and the events its hub fans out. */

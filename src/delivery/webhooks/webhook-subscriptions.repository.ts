@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { databaseClock, type DB } from '../../database';
+import { databaseClock, type DB, readPage } from '../../database';
 
 /** What the API shows of a subscription, from its row and its feed's. */
 const SUBSCRIPTION_COLUMNS = [
@@ -68,15 +68,14 @@ export class WebhookSubscriptionsRepository {
 
   /** Newest first: `limit` rows (each with its keyset position) and, when more follow, the last's position (the next page's cursor). */
   async findPage(window: Window) {
-    const rows = await this.joined(this.db)
-      .select(['delivery_feeds.id as position', ...SUBSCRIPTION_COLUMNS])
-      .$if(window.beforeId !== undefined, (query) => query.where('delivery_feeds.id', '<', window.beforeId as number))
-      .orderBy('delivery_feeds.id', 'desc')
-      .limit(window.limit + 1)
-      .offset(window.offset ?? 0)
-      .execute();
-    const page = rows.slice(0, window.limit);
-    return { rows: page, lastId: rows.length > window.limit ? page[page.length - 1].position : undefined };
+    const { rows, more } = await readPage(
+      this.joined(this.db)
+        .select(['delivery_feeds.id as position', ...SUBSCRIPTION_COLUMNS])
+        .$if(window.beforeId !== undefined, (query) => query.where('delivery_feeds.id', '<', window.beforeId as number))
+        .orderBy('delivery_feeds.id', 'desc'),
+      window,
+    );
+    return { rows, lastId: more ? rows[rows.length - 1].position : undefined };
   }
 
   /** What the sender needs: the url, the filter and the sealed secrets. */
@@ -119,17 +118,16 @@ export class WebhookSubscriptionsRepository {
 
   /** A subscription's attempts, newest first, keyset-paged by id. */
   async findAttempts(id: string, window: Window) {
-    const rows = await this.db
-      .selectFrom('delivery_attempts')
-      .select(['id', ...ATTEMPT_COLUMNS])
-      .where('feed_id', '=', id)
-      .$if(window.beforeId !== undefined, (query) => query.where('id', '<', window.beforeId as number))
-      .orderBy('id', 'desc')
-      .limit(window.limit + 1)
-      .offset(window.offset ?? 0)
-      .execute();
-    const page = rows.slice(0, window.limit);
-    return { rows: page, lastId: rows.length > window.limit ? page[page.length - 1].id : undefined };
+    const { rows, more } = await readPage(
+      this.db
+        .selectFrom('delivery_attempts')
+        .select(['id', ...ATTEMPT_COLUMNS])
+        .where('feed_id', '=', id)
+        .$if(window.beforeId !== undefined, (query) => query.where('id', '<', window.beforeId as number))
+        .orderBy('id', 'desc'),
+      window,
+    );
+    return { rows, lastId: more ? rows[rows.length - 1].id : undefined };
   }
 
   async countAttempts(id: string): Promise<number> {
