@@ -237,7 +237,7 @@ export class DecommissionRequestsRepository {
       .execute();
     const page = rows.slice(0, window.limit);
     return {
-      rows: await this.withAssets(this.db, page.map(({ id: _id, ...row }) => row)),
+      rows: await this.withAssets(this.db, page.map((row) => Object.fromEntries(REQUEST_COLUMNS.map((column) => [column, row[column]])) as RequestColumns)),
       lastId: rows.length > window.limit ? page[page.length - 1].id : undefined,
     };
   }
