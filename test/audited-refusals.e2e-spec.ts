@@ -391,12 +391,39 @@ describeEachDatabase('every refusal of every operation records exactly one denia
       },
       {
         operation: 'POST /v1/assets/decommissions',
-        name: 'a batch while DECOMMISSION_APPROVAL=required',
+        name: 'a batch naming an asset in another pending request, under DECOMMISSION_APPROVAL=required',
         on: 'approval',
         status: 409,
-        errorCode: 'BATCH_NEEDS_SINGLE_REQUESTS',
-        arrange: async () => ({ send: () => approval.http().post('/v1/assets/decommissions').set('Authorization', requester()).send({ asset_ids: ['TIE-0002'], ...ASK }) }),
-        denial: { action: 'asset.decommission', reason: 'BATCH_NEEDS_SINGLE_REQUESTS', ...byOfficer(REQUESTER, 7, null) },
+        errorCode: 'BATCH_DECOMMISSION_REFUSED',
+        arrange: async () => {
+          const requestId = await pendingRequest('TIE-0001');
+          return {
+            send: () => approval.http().post('/v1/assets/decommissions').set('Authorization', requester()).send({ asset_ids: ['TIE-0002', 'TIE-0001'], ...ASK }),
+            settle: () => decideRequest(approval, requestId, 'withdraw', requester()).expect(200),
+          };
+        },
+        denial: { action: 'asset.decommission', reason: 'DECOMMISSION_REQUEST_PENDING', ...byOfficer(REQUESTER, 7, null) },
+      },
+      {
+        operation: 'POST /v1/assets/decommissions',
+        name: 'a batch whose authorized_by is the caller, under DECOMMISSION_APPROVAL=required',
+        on: 'approval',
+        status: 422,
+        errorCode: 'AUTHORIZED_BY_IS_CALLER',
+        arrange: async () => ({ send: () => approval.http().post('/v1/assets/decommissions').set('Authorization', requester()).send({ asset_ids: ['TIE-0002'], reason: 'Mine', authorized_by: REQUESTER }) }),
+        denial: { action: 'asset.decommission', reason: 'AUTHORIZED_BY_IS_CALLER', ...byOfficer(REQUESTER, 7, null) },
+      },
+      {
+        operation: 'POST /v1/assets/decommissions',
+        name: 'a batch by an officer who holds as many pending requests as one may',
+        on: 'approval',
+        status: 429,
+        errorCode: 'DECOMMISSION_REQUEST_LIMIT',
+        arrange: async () => {
+          const settle = await heldToTheLimit(HOARDER);
+          return { send: () => approval.http().post('/v1/assets/decommissions').set('Authorization', approval.bearer(HOARDER, 7)).send({ asset_ids: ['TIE-0002'], ...ASK }), settle };
+        },
+        denial: { action: 'asset.decommission', reason: 'DECOMMISSION_REQUEST_LIMIT', ...byOfficer(HOARDER, 7, null) },
       },
       {
         operation: 'POST /v1/assets/decommissions',

@@ -11,7 +11,7 @@ import { type RunningServer, runScript, SCRIPTS } from './support/processes';
 import { startInstanceBeside, startTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
 
-const REQUEST_KEYS = ['request_id', 'asset_id', 'kind', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at', 'decided_at', 'decided_by'];
+const REQUEST_KEYS = ['request_id', 'asset_id', 'asset_ids', 'batch_id', 'kind', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at', 'decided_at', 'decided_by'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The two officers of a decommission: the one who asks, and the one named to approve. */
 const REQUESTER = 'officer-7';
@@ -59,7 +59,7 @@ describeEachDatabase('decommission with DECOMMISSION_APPROVAL=required', (engine
       assert.equal(res.headers.location, `/v1/decommission-requests/${request.request_id}`);
       assert.deepEqual(
         { ...request, request_id: undefined, created_at: undefined, expires_at: undefined },
-        { request_id: undefined, asset_id: 'TIE-0001', kind: 'decommission', state: 'pending', requested_by: REQUESTER, authorized_by: APPROVER, reason: ASK.reason, created_at: undefined, expires_at: undefined, decided_at: null, decided_by: null },
+        { request_id: undefined, asset_id: 'TIE-0001', asset_ids: ['TIE-0001'], batch_id: null, kind: 'decommission', state: 'pending', requested_by: REQUESTER, authorized_by: APPROVER, reason: ASK.reason, created_at: undefined, expires_at: undefined, decided_at: null, decided_by: null },
       );
       assert.equal(Date.parse(request.expires_at) - Date.parse(request.created_at), 86_400_000);
       assert.ok(Date.parse(request.created_at) >= started - 1000);

@@ -42,6 +42,14 @@ describeEachDatabase('the OpenAPI document against the service', (engine) => {
         { ...pending, request_id: EXAMPLE_WITHDRAWN_REQUEST_ID, asset_id: 'FAC-0001', requested_by: 'admiral-7', authorized_by: 'officer-9' },
       ])
       .execute();
+    await t.db
+      .insertInto('decommission_request_assets')
+      .values([
+        { request_id: EXAMPLE_REQUEST_ID, asset_id: 'TIE-0002', position: 0, pending: 1 },
+        { request_id: EXAMPLE_REJECTED_REQUEST_ID, asset_id: 'EQP-0001', position: 0, pending: 1 },
+        { request_id: EXAMPLE_WITHDRAWN_REQUEST_ID, asset_id: 'FAC-0001', position: 0, pending: 1 },
+      ])
+      .execute();
   });
   after(() => t.close());
 

@@ -8,13 +8,13 @@ import type { DecommissionRequestKind } from '../database';
 import { ApiIdempotencyKeyMismatchResponse, IDEMPOTENCY_IN_USE, IDEMPOTENCY_MISMATCH, Idempotent, RETRY_AFTER_IN_USE } from '../idempotency';
 import { checkConditionField, CONDITION_FIELD_MAX_LENGTH, CONDITION_FIELD_SCHEMA, ifNoneMatchIncludes, RequestOrigin, REVALIDATE_ON_EVERY_USE } from '../http';
 import { assetEntityTag } from './asset-entity-tag';
-import { ASSET_ACCESS_DENIED_MESSAGE, ASSET_NOT_DECOMMISSIONED_MESSAGE, AssetAccessDeniedError, BATCH_REFUSED_EXAMPLE, PRECONDITION_FAILED_MESSAGE } from './assets.errors';
+import { ASSET_ACCESS_DENIED_MESSAGE, ASSET_NOT_DECOMMISSIONED_MESSAGE, AssetAccessDeniedError, BATCH_REFUSED_EXAMPLE, BATCH_REQUEST_REFUSED_EXAMPLE, PRECONDITION_FAILED_MESSAGE } from './assets.errors';
 import { AssetsService } from './assets.service';
 import { ASSET_ACTIONS } from './assets.vocabulary';
-import { AUTHORIZED_BY_IS_CALLER_MESSAGE, BATCH_NEEDS_SINGLE_REQUESTS_MESSAGE, BatchNeedsSingleRequestsError, requestLimitMessage } from './decommission-requests.errors';
+import { AUTHORIZED_BY_IS_CALLER_MESSAGE, requestLimitMessage } from './decommission-requests.errors';
 import { BatchDecommissionDto, BatchDecommissionResponseDto } from './dto/batch-decommission.dto';
 import { DecommissionRequestsService } from './decommission-requests.service';
-import { DecommissionRequestResponseDto, EXAMPLE_REQUEST_ID } from './dto/decommission-request.dto';
+import { type DecommissionRequestDto, DecommissionRequestResponseDto, EXAMPLE_REQUEST_ID } from './dto/decommission-request.dto';
 import {
   AssetIdParamDto,
   AssetListResponseDto,
@@ -33,11 +33,11 @@ import {
 const REVEALS_ASSETS = { action: ASSET_ACTIONS.read, deniedError: AssetAccessDeniedError.forbidden };
 
 /** DECOMMISSION_APPROVAL=required: the 202 that a change waiting for its second officer answers. */
-const ApiPendingRequestResponse = (kind: DecommissionRequestKind) =>
+const ApiPendingRequestResponse = (kind: DecommissionRequestKind, holds = 'the asset stays as it is') =>
   ApiResponse({
     status: HttpStatus.ACCEPTED,
     type: DecommissionRequestResponseDto,
-    description: `DECOMMISSION_APPROVAL=required: a pending request of kind ${kind}; the asset stays as it is until authorized_by approves it`,
+    description: `DECOMMISSION_APPROVAL=required: a pending request of kind ${kind}; ${holds} until authorized_by approves it`,
     headers: { Location: { description: `The request: /v1/decommission-requests/${EXAMPLE_REQUEST_ID}`, schema: { type: 'string', pattern: '^/v1/decommission-requests/[0-9a-f-]{36}$', maxLength: 61 } } },
   });
 
@@ -57,6 +57,9 @@ const ApiIfMatch = (needs: string) =>
     }),
     ApiErrorResponse(412, 'PRECONDITION_FAILED', PRECONDITION_FAILED_MESSAGE, 'If-Match names none of the asset\'s current record: it changed since it was read (PRECONDITION_FAILED); nothing changed, and the refusal is audited'),
   );
+
+const ApiAuthorizedByIsCallerResponse = () =>
+  ApiErrorResponse(422, 'AUTHORIZED_BY_IS_CALLER', AUTHORIZED_BY_IS_CALLER_MESSAGE, `DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER); ${IDEMPOTENCY_MISMATCH}`);
 
 const ApiRequestLimitResponse = () =>
   ApiErrorResponse(
@@ -87,26 +90,36 @@ export class AssetsController {
     description:
       'Every asset named must exist and be active; otherwise nothing changes and the answer lists every offending id with why. Checks run in order: token (401), clearance (403, whatever the ids), input (400), assets (404 if any is absent, else 409). ' +
       "Each asset gets its own asset.decommission event carrying the batch_id, all committed in one transaction with the changes; of concurrent batches and DELETEs over the same assets, each asset is decommissioned once. " +
-      'With DECOMMISSION_APPROVAL=required a batch is refused (409): send one DELETE per asset.',
+      'With DECOMMISSION_APPROVAL=required the batch opens one decommission request holding every asset instead (202), all or none, which the officer named in authorized_by approves once, decommissioning them all: ' +
+      "an asset in another pending request is refused as an absent or decommissioned one is (409, naming that request), authorized_by must be another officer's token subject (422), and an officer holding DECOMMISSION_REQUESTS_PER_OFFICER pending requests gets 429 (the batch counts as one request).",
   })
   @ApiOkResponse({ type: BatchDecommissionResponseDto, description: "Decommissioned, every one: the batch's id and each asset's decommission, in the order asset_ids gave" })
+  @ApiPendingRequestResponse('decommission', 'its asset_ids, in the order given, stay active')
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'asset_ids must not name an asset twice', 'Invalid body: asset_ids not 1 to 100 distinct asset ids, reason or authorized_by (VALIDATION_ERROR)')
-  @ApiErrorResponse(404, 'BATCH_DECOMMISSION_REFUSED', BATCH_REFUSED_EXAMPLE, 'An asset named does not exist (BATCH_DECOMMISSION_REFUSED): the message lists every absent and every decommissioned one; nothing changed')
+  @ApiErrorResponse(
+    404,
+    'BATCH_DECOMMISSION_REFUSED',
+    BATCH_REFUSED_EXAMPLE,
+    'An asset named does not exist (BATCH_DECOMMISSION_REFUSED): the message lists every absent, every decommissioned one and, with DECOMMISSION_APPROVAL=required, every one in another pending request; nothing changed, no request opened',
+  )
   @ApiErrorResponse(
     409,
     'BATCH_DECOMMISSION_REFUSED',
-    'Nothing was decommissioned; already decommissioned: OLD-0001',
-    `All exist, but some are already decommissioned, listed in the message (BATCH_DECOMMISSION_REFUSED); or DECOMMISSION_APPROVAL=required (BATCH_NEEDS_SINGLE_REQUESTS: ${BATCH_NEEDS_SINGLE_REQUESTS_MESSAGE}); ${IDEMPOTENCY_IN_USE}`,
+    BATCH_REQUEST_REFUSED_EXAMPLE,
+    `All exist, but some are already decommissioned or, with DECOMMISSION_APPROVAL=required, in another pending request (named after them), listed in the message (BATCH_DECOMMISSION_REFUSED); nothing changed, no request opened; ${IDEMPOTENCY_IN_USE}`,
     RETRY_AFTER_IN_USE,
   )
+  @ApiAuthorizedByIsCallerResponse()
+  @ApiRequestLimitResponse()
   @ApiIdempotencyKeyMismatchResponse()
   async decommissionBatch(
     @Body() body: BatchDecommissionDto,
     @CurrentOfficer() officer: AuthenticatedOfficer,
     @RequestOrigin() origin: RequestOrigin,
-  ): Promise<BatchDecommissionResponseDto> {
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<BatchDecommissionResponseDto | DecommissionRequestResponseDto> {
     if (await this.requests.required()) {
-      throw new BatchNeedsSingleRequestsError();
+      return this.pendingRequest(await this.requests.openBatch(body.asset_ids, body, officer, origin), response);
     }
     const data = await this.assets.decommissionBatch(body.asset_ids, body, officer, origin);
     return { status: 'success', message: `${data.decommissioned.length} assets decommissioned successfully`, data };
@@ -138,7 +151,7 @@ export class AssetsController {
     `DECOMMISSION_APPROVAL=required: the asset has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING); ${IDEMPOTENCY_IN_USE}`,
     RETRY_AFTER_IN_USE,
   )
-  @ApiErrorResponse(422, 'AUTHORIZED_BY_IS_CALLER', AUTHORIZED_BY_IS_CALLER_MESSAGE, `DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER); ${IDEMPOTENCY_MISMATCH}`)
+  @ApiAuthorizedByIsCallerResponse()
   @ApiRequestLimitResponse()
   async decommission(
     @Param() { asset_id }: AssetIdParamDto,
@@ -183,7 +196,7 @@ export class AssetsController {
     `The asset is active (ASSET_NOT_DECOMMISSIONED), or, with DECOMMISSION_APPROVAL=required, it has a pending request, named in the message (DECOMMISSION_REQUEST_PENDING); ${IDEMPOTENCY_IN_USE}`,
     RETRY_AFTER_IN_USE,
   )
-  @ApiErrorResponse(422, 'AUTHORIZED_BY_IS_CALLER', AUTHORIZED_BY_IS_CALLER_MESSAGE, `DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER); ${IDEMPOTENCY_MISMATCH}`)
+  @ApiAuthorizedByIsCallerResponse()
   @ApiRequestLimitResponse()
   async recommission(
     @Param() { asset_id }: AssetIdParamDto,
@@ -267,7 +280,11 @@ export class AssetsController {
     origin: RequestOrigin,
     response: Response,
   ): Promise<DecommissionRequestResponseDto> {
-    const request = await this.requests.open(kind, assetId, body, officer, origin, ifMatch);
+    return this.pendingRequest(await this.requests.open(kind, assetId, body, officer, origin, ifMatch), response);
+  }
+
+  /** A request opened: 202, and its Location. */
+  private pendingRequest(request: DecommissionRequestDto, response: Response): DecommissionRequestResponseDto {
     response.status(HttpStatus.ACCEPTED).location(`/v1/decommission-requests/${request.request_id}`);
     return { status: 'success', data: request };
   }

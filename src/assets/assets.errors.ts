@@ -1,7 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 import { CLEARANCE_INSUFFICIENT } from '../auth';
 import { AuditedDenial } from '../common';
-import type { AssetDenialReason } from './assets.vocabulary';
+import type { AssetDenialReason, DecommissionRequestDenialReason } from './assets.vocabulary';
 
 export const ASSET_ACCESS_DENIED_MESSAGE = 'Asset not found or clearance insufficient';
 
@@ -62,21 +62,61 @@ export class PreconditionFailedError extends AuditedDenial {
 }
 
 export const BATCH_REFUSED_EXAMPLE = 'Nothing was decommissioned; not found: XYZ-9999; already decommissioned: OLD-0001,OLD-0002';
+export const BATCH_REQUEST_REFUSED_EXAMPLE = 'No request was opened; in another pending request: TIE-0001,TIE-0002 (6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f)';
+
+/** An asset of a batch held by another pending request; `requestId` undefined when that request ended between the refusal and its reading. */
+export interface PendingAsset {
+  assetId: string;
+  requestId: string | undefined;
+}
+
+/** What a refused batch did not do: decommission its assets, or open the request that would. */
+export type BatchOutcome = 'Nothing was decommissioned' | 'No request was opened';
+
+/** Why a batch was refused, each list in the order the batch gave its ids. */
+export interface BatchRefusal {
+  absent: string[];
+  decommissioned: string[];
+  /** DECOMMISSION_APPROVAL=required: the assets already in another pending request. */
+  pending: PendingAsset[];
+}
+
+/** "A,B (request-1), C (request-2)": the assets of each other request together, that request named after them. */
+function pendingList(pending: PendingAsset[]): string {
+  const byRequest = new Map<string | undefined, string[]>();
+  for (const { assetId, requestId } of pending) {
+    byRequest.set(requestId, [...(byRequest.get(requestId) ?? []), assetId]);
+  }
+  return [...byRequest].map(([requestId, assetIds]) => `${assetIds.join(',')} (${requestId ?? 'since ended: send the batch again'})`).join(', ');
+}
 
 /**
- * A batch that names an absent asset (404) or, all present, one already decommissioned (409): nothing
- * changed, and the message lists every offending id by why, in the order the batch gave them (100 ids
- * fit the 1024 characters of a message).
+ * A batch that names an absent asset (404) or, all present, one already decommissioned or, under
+ * DECOMMISSION_APPROVAL=required, one in another pending request (409): nothing changed, and the
+ * message lists every offending id by why, in the order the batch gave them (100 ids fit the 1024
+ * characters of a message; the other requests are named after their ids, as room allows).
  */
 export class BatchDecommissionRefusedError extends AuditedDenial {
   readonly errorCode = 'BATCH_DECOMMISSION_REFUSED';
   readonly status: HttpStatus.NOT_FOUND | HttpStatus.CONFLICT;
-  readonly denialReason: AssetDenialReason;
+  readonly denialReason: AssetDenialReason | Extract<DecommissionRequestDenialReason, 'DECOMMISSION_REQUEST_PENDING'>;
 
-  constructor(absent: string[], decommissioned: string[]) {
-    const why = [absent.length > 0 ? `not found: ${absent.join(',')}` : '', decommissioned.length > 0 ? `already decommissioned: ${decommissioned.join(',')}` : ''];
-    super(`Nothing was decommissioned; ${why.filter(Boolean).join('; ')}`);
+  /**
+   * @param outcome what did not happen: the batch's decommission, or the request it would open
+   * @param deniedAction the operation refused, when it is not the route's (an approval's decommission)
+   */
+  constructor(
+    { absent, decommissioned, pending }: BatchRefusal,
+    outcome: BatchOutcome,
+    override readonly deniedAction?: string,
+  ) {
+    const why = [
+      absent.length > 0 ? `not found: ${absent.join(',')}` : '',
+      decommissioned.length > 0 ? `already decommissioned: ${decommissioned.join(',')}` : '',
+      pending.length > 0 ? `in another pending request: ${pendingList(pending)}` : '',
+    ];
+    super(`${outcome}; ${why.filter(Boolean).join('; ')}`);
     this.status = absent.length > 0 ? HttpStatus.NOT_FOUND : HttpStatus.CONFLICT;
-    this.denialReason = absent.length > 0 ? 'ASSET_NOT_FOUND' : 'ASSET_NOT_ACTIVE';
+    this.denialReason = absent.length > 0 ? 'ASSET_NOT_FOUND' : decommissioned.length > 0 ? 'ASSET_NOT_ACTIVE' : 'DECOMMISSION_REQUEST_PENDING';
   }
 }

@@ -93,10 +93,10 @@ export class AssetsRepository {
     return (expected ? update.where(isStillRecord(expected)) : update).returning(ASSET_COLUMNS).executeTakeFirst();
   }
 
-  /** Which of `assetIds` have a record, active or not. */
-  async existing(executor: Kysely<DB>, assetIds: string[]): Promise<Set<string>> {
-    const rows = await executor.selectFrom('assets').select('asset_id').where('asset_id', 'in', assetIds).execute();
-    return new Set(rows.map((row) => row.asset_id));
+  /** The status of each of `assetIds` that has a record. */
+  async statusesOf(executor: Kysely<DB>, assetIds: string[]): Promise<Map<string, AssetStatus>> {
+    const rows = await executor.selectFrom('assets').select(['asset_id', 'status']).where('asset_id', 'in', assetIds).execute();
+    return new Map(rows.map((row) => [row.asset_id, row.status]));
   }
 
   findById(assetId: string, executor: Kysely<DB> = this.db) {

@@ -7,7 +7,7 @@ import { type AssetStatus, type DB, TransactionRunner } from '../database';
 import { ifMatchIncludes } from '../http';
 import { Metrics } from '../observability';
 import { assetEntityTag } from './asset-entity-tag';
-import { AssetAccessDeniedError, AssetNotDecommissionedError, BatchDecommissionRefusedError, PreconditionFailedError } from './assets.errors';
+import { AssetAccessDeniedError, AssetNotDecommissionedError, BatchDecommissionRefusedError, type BatchOutcome, PreconditionFailedError } from './assets.errors';
 import { type AssetRecord, AssetsRepository, type DecommissionedAssetRow } from './assets.repository';
 import { ASSET_ACTIONS } from './assets.vocabulary';
 import type { BatchDecommissionedDto } from './dto/batch-decommission.dto';
@@ -19,6 +19,12 @@ export interface DecisionTerms {
   approvedRequestId?: string;
   /** The caller's If-Match: the change is made only while the record is one it names (else 412). */
   ifMatch?: string;
+}
+
+/** How a batch was asked for, beyond its assets and body: directly (a fresh batch id), or by the approval of a batch request. */
+export interface BatchTerms {
+  /** The batch request whose approval this is, and the batch id it was opened with. */
+  approved?: { requestId: string; batchId: string };
 }
 
 @Injectable()
@@ -60,13 +66,14 @@ export class AssetsService {
 
   /**
    * Every asset named leaves the active records, or none does: one transaction, one asset.decommission
-   * event each, carrying the batch's id. Each asset is decommissioned by DELETE's conditional UPDATE,
-   * in asset_id order, so concurrent batches and DELETEs lock shared rows in one order (no deadlock on
-   * PostgreSQL) and each asset is decommissioned once. A batch naming an absent or decommissioned
-   * asset changes nothing and says which (404, or 409 when all exist), recorded as a refusal.
+   * event each, carrying the batch's id (and, for an approval, its request's). Each asset is
+   * decommissioned by DELETE's conditional UPDATE, in asset_id order, so concurrent batches and DELETEs
+   * lock shared rows in one order (no deadlock on PostgreSQL) and each asset is decommissioned once. A
+   * batch naming an absent or decommissioned asset changes nothing and says which (404, or 409 when all
+   * exist), recorded as a refusal of the decommission.
    */
-  async decommissionBatch(assetIds: string[], request: DecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<BatchDecommissionedDto> {
-    const batchId = randomUUID();
+  async decommissionBatch(assetIds: string[], request: DecommissionAssetDto, officer: Actor, origin: RequestOrigin, terms: BatchTerms = {}): Promise<BatchDecommissionedDto> {
+    const batchId = terms.approved?.batchId ?? randomUUID();
     const record = { decommission_reason: request.reason, authorized_by: request.authorized_by };
     const decommissioned = await this.transactions.run(async (trx) => {
       const changed = new Map<string, DecommissionedAssetRow>();
@@ -80,14 +87,9 @@ export class AssetsService {
         }
       }
       if (refused.size > 0) {
-        const existing = await this.assets.existing(trx, [...refused]);
-        const inOrder = assetIds.filter((assetId) => refused.has(assetId));
-        throw new BatchDecommissionRefusedError(
-          inOrder.filter((assetId) => !existing.has(assetId)),
-          inOrder.filter((assetId) => existing.has(assetId)),
-        );
+        throw await this.batchRefusal(trx, assetIds, refused, new Map(), 'Nothing was decommissioned');
       }
-      const details = { batch_id: batchId, reason: request.reason, authorized_by: request.authorized_by };
+      const details = { request_id: terms.approved?.requestId, batch_id: batchId, reason: request.reason, authorized_by: request.authorized_by };
       for (const assetId of assetIds) {
         await this.audit.append(trx, { action: ASSET_ACTIONS.decommission, outcome: 'allowed', actor: officer, origin: { ...origin, assetId }, details });
       }
@@ -95,6 +97,28 @@ export class AssetsService {
     });
     decommissioned.forEach(() => this.metrics.decommissionAllowed());
     return { batch_id: batchId, decommissioned };
+  }
+
+  /**
+   * Why a batch's `refused` assets (of `assetIds`, in their order) were refused, read with `executor`:
+   * absent, decommissioned, or, still active, held by the pending request `holders` names. Recorded as
+   * a refusal of the decommission, whichever route asked.
+   */
+  async batchRefusal(
+    executor: Kysely<DB>,
+    assetIds: string[],
+    refused: Set<string>,
+    holders: Map<string, string>,
+    outcome: BatchOutcome,
+  ): Promise<BatchDecommissionRefusedError> {
+    const statuses = await this.assets.statusesOf(executor, [...refused]);
+    const inOrder = assetIds.filter((assetId) => refused.has(assetId));
+    const refusal = {
+      absent: inOrder.filter((assetId) => !statuses.has(assetId)),
+      decommissioned: inOrder.filter((assetId) => statuses.get(assetId) === 'decommissioned'),
+      pending: inOrder.filter((assetId) => statuses.get(assetId) === 'active').map((assetId) => ({ assetId, requestId: holders.get(assetId) })),
+    };
+    return new BatchDecommissionRefusedError(refusal, outcome, ASSET_ACTIONS.decommission);
   }
 
   /**

@@ -4,11 +4,12 @@ import { type AuthenticatedOfficer, CurrentOfficer, RequiresClearance } from '..
 import { ApiErrorResponse } from '../common';
 import { RequestOrigin } from '../http';
 import { ApiIdempotencyKeyMismatchResponse, IDEMPOTENCY_IN_USE, Idempotent, RETRY_AFTER_IN_USE } from '../idempotency';
-import { ASSET_ACCESS_DENIED_MESSAGE } from './assets.errors';
+import { ASSET_ACCESS_DENIED_MESSAGE, BATCH_REFUSED_EXAMPLE } from './assets.errors';
 import { DECOMMISSION_REQUEST_ACTIONS } from './assets.vocabulary';
 import { NOT_AUTHORIZING_OFFICER_MESSAGE, NOT_PENDING_MESSAGE, NOT_REJECTING_OFFICER_MESSAGE, NOT_REQUESTER_MESSAGE } from './decommission-requests.errors';
 import { type ApprovedChange, DecommissionRequestsService } from './decommission-requests.service';
 import { DecommissionResponseDto, RecommissionResponseDto } from './dto/asset.dto';
+import { BatchDecommissionResponseDto } from './dto/batch-decommission.dto';
 import {
   DecommissionRequestIdParamDto,
   DecommissionRequestListResponseDto,
@@ -20,8 +21,10 @@ import {
   ListDecommissionRequestsQueryDto,
 } from './dto/decommission-request.dto';
 
-/** The body of the direct route that the request's kind stands for: DELETE's or the recommission's. */
-type ApprovalResponse = Omit<DecommissionResponseDto | RecommissionResponseDto, 'data'> & { data: ApprovedChange['asset'] };
+/** The body of the direct route that the request stands for: DELETE's, the recommission's, or a batch's. */
+type ApprovalResponse =
+  | (Omit<DecommissionResponseDto | RecommissionResponseDto, 'data'> & { data: Exclude<ApprovedChange, { kind: 'batch' }>['asset'] })
+  | BatchDecommissionResponseDto;
 
 const NOT_FOUND = `Decommission request ${EXAMPLE_REQUEST_ID} not found`;
 const STATE_CONFLICT = 'Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED)';
@@ -70,22 +73,29 @@ export class DecommissionRequestsController {
   @ApiOperation({
     summary: 'Approve a decommission request: the officer it names as authorized_by (clearance 7 or higher)',
     description:
-      'Decommissions the asset as a direct DELETE does (or, for a request of kind recommission, recommissions it as a direct recommission does), and marks the request approved, in one transaction; of concurrent approvals exactly one succeeds. ' +
-      'Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409), asset active (404) or, for a recommission, asset decommissioned (409). Every attempt is audited.',
+      'Decommissions the asset as a direct DELETE does (or, for a request of kind recommission, recommissions it as a direct recommission does; for a request opened by a batch, decommissions every asset it holds as the direct batch does), and marks the request approved, in one transaction; of concurrent approvals exactly one succeeds. ' +
+      'Checks run in order: token (401), clearance (403), request id (400), request exists (404), caller is authorized_by (403), request pending (409), asset active (404) or, for a recommission, asset decommissioned (409); for a batch request, every asset active (else 404 if any is absent, 409 otherwise, BATCH_DECOMMISSION_REFUSED listing them). ' +
+      'A refused approval changes nothing: the request stays pending. Every attempt is audited.',
   })
-  @ApiExtraModels(DecommissionResponseDto, RecommissionResponseDto)
+  @ApiExtraModels(DecommissionResponseDto, RecommissionResponseDto, BatchDecommissionResponseDto)
   @ApiOkResponse({
-    schema: { anyOf: [{ $ref: getSchemaPath(DecommissionResponseDto) }, { $ref: getSchemaPath(RecommissionResponseDto) }] },
-    description: "A request of kind decommission: the asset decommissioned, the spec's decommission body. Of kind recommission: the asset recommissioned, the recommission body",
+    schema: { anyOf: [{ $ref: getSchemaPath(DecommissionResponseDto) }, { $ref: getSchemaPath(RecommissionResponseDto) }, { $ref: getSchemaPath(BatchDecommissionResponseDto) }] },
+    description:
+      "A request of kind decommission: the asset decommissioned, the spec's decommission body. Of kind recommission: the asset recommissioned, the recommission body. Opened by a batch (batch_id set): the direct batch's body, its batch_id the request's, each asset in the request's order",
   })
   @ApiErrorResponse(400, 'VALIDATION_ERROR', 'request_id must be a UUID', 'Invalid request id (VALIDATION_ERROR)')
   @ApiErrorResponse(403, 'DECOMMISSION_REQUEST_FORBIDDEN', NOT_AUTHORIZING_OFFICER_MESSAGE, 'Clearance below 7 (CLEARANCE_INSUFFICIENT), or the caller is not authorized_by (DECOMMISSION_REQUEST_FORBIDDEN)')
-  @ApiErrorResponse(404, 'DECOMMISSION_REQUEST_NOT_FOUND', NOT_FOUND, 'No request with that id (DECOMMISSION_REQUEST_NOT_FOUND), or its asset is no longer active (ASSET_ACCESS_DENIED: ' + ASSET_ACCESS_DENIED_MESSAGE + ')')
+  @ApiErrorResponse(
+    404,
+    'DECOMMISSION_REQUEST_NOT_FOUND',
+    NOT_FOUND,
+    `No request with that id (DECOMMISSION_REQUEST_NOT_FOUND), or its asset is no longer active (ASSET_ACCESS_DENIED: ${ASSET_ACCESS_DENIED_MESSAGE}), or an asset of a batch request is absent (BATCH_DECOMMISSION_REFUSED: ${BATCH_REFUSED_EXAMPLE})`,
+  )
   @ApiErrorResponse(
     409,
     'DECOMMISSION_REQUEST_NOT_PENDING',
     `${NOT_PENDING_MESSAGE}: it was approved`,
-    `${STATE_CONFLICT}; a recommission's asset is active (ASSET_NOT_DECOMMISSIONED); ${IDEMPOTENCY_IN_USE}`,
+    `${STATE_CONFLICT}; a recommission's asset is active (ASSET_NOT_DECOMMISSIONED); an asset of a batch request is already decommissioned, listed (BATCH_DECOMMISSION_REFUSED); ${IDEMPOTENCY_IN_USE}`,
     RETRY_AFTER_IN_USE,
   )
   async approve(
@@ -94,6 +104,9 @@ export class DecommissionRequestsController {
     @RequestOrigin() origin: RequestOrigin,
   ): Promise<ApprovalResponse> {
     const change = await this.requests.approve(request_id, officer, origin);
+    if (change.kind === 'batch') {
+      return { status: 'success', message: `${change.batch.decommissioned.length} assets decommissioned successfully`, data: change.batch };
+    }
     const message = `Asset ${change.asset.asset_id} ${change.kind}ed successfully`;
     return { status: 'success', message, data: change.asset };
   }

@@ -40,7 +40,7 @@ export const NOT_AUTHORIZING_OFFICER_MESSAGE = 'Only the officer named in the re
 export const NOT_REJECTING_OFFICER_MESSAGE = 'Only the officer named in the request as authorized_by, or an officer of clearance 9 or higher, may reject it';
 export const NOT_REQUESTER_MESSAGE = 'Only the officer who made the request may withdraw it';
 
-/** A decision on a request by an officer it does not name for that decision; recorded on the request's asset. */
+/** A decision on a request by an officer it does not name for that decision; recorded on the request's asset (none for a request of several). */
 export class DecommissionRequestForbiddenError extends AuditedDenial {
   readonly status = HttpStatus.FORBIDDEN;
   readonly errorCode = 'DECOMMISSION_REQUEST_FORBIDDEN';
@@ -48,7 +48,7 @@ export class DecommissionRequestForbiddenError extends AuditedDenial {
   constructor(
     readonly denialReason: Extract<DecommissionRequestDenialReason, 'NOT_AUTHORIZING_OFFICER' | 'NOT_REQUESTER'>,
     message: string,
-    override readonly deniedAssetId: string,
+    override readonly deniedAssetId: string | undefined,
   ) {
     super(message);
   }
@@ -56,7 +56,7 @@ export class DecommissionRequestForbiddenError extends AuditedDenial {
 
 export const NOT_PENDING_MESSAGE = 'Decommission request is no longer pending';
 
-/** Approved, rejected or withdrawn: decided once, for good. Recorded on the request's asset. */
+/** Approved, rejected or withdrawn: decided once, for good. Recorded on the request's asset (none for a request of several). */
 export class DecommissionRequestNotPendingError extends AuditedDenial {
   readonly status = HttpStatus.CONFLICT;
   readonly errorCode = 'DECOMMISSION_REQUEST_NOT_PENDING';
@@ -64,13 +64,13 @@ export class DecommissionRequestNotPendingError extends AuditedDenial {
 
   constructor(
     state: string,
-    override readonly deniedAssetId: string,
+    override readonly deniedAssetId: string | undefined,
   ) {
     super(`${NOT_PENDING_MESSAGE}: it was ${state}`);
   }
 }
 
-/** Recorded on the request's asset. */
+/** Recorded on the request's asset (none for a request of several). */
 export class DecommissionRequestExpiredError extends AuditedDenial {
   readonly status = HttpStatus.CONFLICT;
   readonly errorCode = 'DECOMMISSION_REQUEST_EXPIRED';
@@ -78,7 +78,7 @@ export class DecommissionRequestExpiredError extends AuditedDenial {
 
   constructor(
     expiresAt: string,
-    override readonly deniedAssetId: string,
+    override readonly deniedAssetId: string | undefined,
   ) {
     super(`Decommission request expired at ${expiresAt}; make a new one`);
   }
@@ -100,19 +100,5 @@ export class DecommissionRequestLimitError extends AuditedDenial {
   constructor(limit: number, retryAfterSeconds: number) {
     super(requestLimitMessage(limit));
     this.headers = { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) };
-  }
-}
-
-export const BATCH_NEEDS_SINGLE_REQUESTS_MESSAGE =
-  'DECOMMISSION_APPROVAL=required: a batch cannot be opened as one decommission request yet; send one DELETE per asset, each opening its request';
-
-/** DECOMMISSION_APPROVAL=required: a batch would decommission without the second officer, so it is refused whole, nothing changed. */
-export class BatchNeedsSingleRequestsError extends AuditedDenial {
-  readonly status = HttpStatus.CONFLICT;
-  readonly errorCode = 'BATCH_NEEDS_SINGLE_REQUESTS';
-  readonly denialReason: DecommissionRequestDenialReason = 'BATCH_NEEDS_SINGLE_REQUESTS';
-
-  constructor() {
-    super(BATCH_NEEDS_SINGLE_REQUESTS_MESSAGE);
   }
 }

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely, sql } from 'kysely';
-import { type DB, type DecommissionRequestKind, type DecommissionRequestState, serializeWithin } from '../database';
+import { type DB, type DecommissionRequestKind, type DecommissionRequestRow, type DecommissionRequestState, serializeWithin } from '../database';
 import { type AssetRecord, isStillRecord } from './assets.repository';
 
-/** What the API shows of a decommission request, in the order it shows it. */
-export const DECOMMISSION_REQUEST_COLUMNS = [
+/** What the table holds of a request, in the order the API shows it (asset_ids follows asset_id). */
+const REQUEST_COLUMNS = [
   'request_id',
   'asset_id',
+  'batch_id',
   'kind',
   'state',
   'requested_by',
@@ -18,15 +19,31 @@ export const DECOMMISSION_REQUEST_COLUMNS = [
   'decided_by',
 ] as const;
 
+type RequestColumns = Pick<DecommissionRequestRow, (typeof REQUEST_COLUMNS)[number]>;
+
+/** A request as the API shows it: its columns, and after asset_id every asset it holds, in the order it gave them. */
+export type DecommissionRequestRecord = Pick<RequestColumns, 'request_id' | 'asset_id'> & { asset_ids: string[] } & Omit<RequestColumns, 'request_id' | 'asset_id'>;
+
+const recordOf = ({ request_id, asset_id, ...rest }: RequestColumns, assetIds: string[]): DecommissionRequestRecord => ({ request_id, asset_id, asset_ids: assetIds, ...rest });
+
 export interface NewDecommissionRequest {
   requestId: string;
-  assetId: string;
+  /** In the order the request gave them; the first is the request's asset_id. */
+  assetIds: string[];
+  /** A batch request's id for its decommission; null for a request opened by DELETE or a recommission. */
+  batchId: string | null;
   kind: DecommissionRequestKind;
   requestedBy: string;
   authorizedBy: string;
   reason: string;
   createdAt: string;
   expiresAt: string;
+}
+
+/** A request just inserted, and the assets it could not hold: absent, of another status, or in another pending request. */
+export interface OpenedRequest {
+  request: DecommissionRequestRecord;
+  refused: string[];
 }
 
 /** A pending request's decision: who took it, when, and the state it ends in. */
@@ -58,64 +75,84 @@ export class DecommissionRequestsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
   /**
-   * Opens a request for an asset whose status its kind needs (active for a decommission, decommissioned
-   * for a recommission), in one statement: nothing when the asset is absent or has another status, or
-   * when it already has a pending request (the partial unique index refuses it, so two instances racing
-   * open one). With `expected` (an If-Match's record), only while the asset is still that record.
+   * Opens a request, inside `trx`, and has it hold each of its assets whose status its kind needs
+   * (active for a decommission, decommissioned for a recommission): the assets it could not hold are
+   * `refused`, and then the caller must roll `trx` back. An asset held by another pending request is
+   * refused by the partial unique index (migration 015), so of two instances racing over a shared
+   * asset one holds it. The assets are taken in asset_id order, so concurrent requests wait on shared
+   * assets in one order (no deadlock on PostgreSQL). With `expected` (an If-Match's record, for a
+   * request of one asset), only while the asset is still that record.
    */
-  open(trx: Kysely<DB>, values: NewDecommissionRequest, expected?: AssetRecord) {
-    return trx
+  async open(trx: Kysely<DB>, values: NewDecommissionRequest, expected?: AssetRecord): Promise<OpenedRequest> {
+    const row = await trx
       .insertInto('decommission_requests')
-      .columns(['request_id', 'asset_id', 'kind', 'state', 'requested_by', 'authorized_by', 'reason', 'created_at', 'expires_at'])
-      .expression((eb) =>
-        eb
-          .selectFrom('assets')
-          .select([
-            eb.val(values.requestId).as('request_id'),
-            'asset_id',
-            eb.val(values.kind).as('kind'),
-            sql.lit('pending').as('state'),
-            eb.val(values.requestedBy).as('requested_by'),
-            eb.val(values.authorizedBy).as('authorized_by'),
-            eb.val(values.reason).as('reason'),
-            eb.val(values.createdAt).as('created_at'),
-            eb.val(values.expiresAt).as('expires_at'),
-          ])
-          .where('asset_id', '=', values.assetId)
-          .where('status', '=', ASSET_STATUS_FOR[values.kind])
-          .$if(expected !== undefined, (assets) => assets.where(isStillRecord(expected as AssetRecord))),
-      )
-      .onConflict((conflict) => conflict.doNothing())
-      .returning(DECOMMISSION_REQUEST_COLUMNS)
-      .executeTakeFirst();
+      .values({
+        request_id: values.requestId,
+        asset_id: values.assetIds[0],
+        batch_id: values.batchId,
+        kind: values.kind,
+        state: 'pending',
+        requested_by: values.requestedBy,
+        authorized_by: values.authorizedBy,
+        reason: values.reason,
+        created_at: values.createdAt,
+        expires_at: values.expiresAt,
+      })
+      .returning(REQUEST_COLUMNS)
+      .executeTakeFirstOrThrow();
+    const refused: string[] = [];
+    for (const assetId of [...values.assetIds].sort()) {
+      const held = await trx
+        .insertInto('decommission_request_assets')
+        .columns(['request_id', 'asset_id', 'position', 'pending'])
+        .expression((eb) =>
+          eb
+            .selectFrom('assets')
+            // Literals: PostgreSQL types a parameter in a SELECT list as text, which an integer column refuses.
+            .select([eb.val(values.requestId).as('request_id'), 'asset_id', sql.lit(values.assetIds.indexOf(assetId)).as('position'), sql.lit(1).as('pending')])
+            .where('asset_id', '=', assetId)
+            .where('status', '=', ASSET_STATUS_FOR[values.kind])
+            .$if(expected !== undefined, (assets) => assets.where(isStillRecord(expected as AssetRecord))),
+        )
+        .onConflict((conflict) => conflict.doNothing())
+        .returning('asset_id')
+        .executeTakeFirst();
+      if (!held) {
+        refused.push(assetId);
+      }
+    }
+    return { request: recordOf(row, values.assetIds), refused };
   }
 
   /** Approves a pending, unexpired request named to `officer`: of racing decisions exactly one sees it pending. */
   approve(trx: Kysely<DB>, values: RequestDecision) {
-    return this.decide(trx, 'approved', values).where('authorized_by', '=', values.officer).executeTakeFirst();
+    return this.ended(trx, this.decide(trx, 'approved', values).where('authorized_by', '=', values.officer));
   }
 
   /** `byOverseer`: an officer of the clearance that may reject any request (docs/api.md#two-officers-for-a-decommission), named in it or not. */
   reject(trx: Kysely<DB>, values: RequestDecision, byOverseer: boolean) {
-    return this.decide(trx, 'rejected', values)
-      .$if(!byOverseer, (update) => update.where('authorized_by', '=', values.officer))
-      .executeTakeFirst();
+    return this.ended(
+      trx,
+      this.decide(trx, 'rejected', values).$if(!byOverseer, (update) => update.where('authorized_by', '=', values.officer)),
+    );
   }
 
   withdraw(trx: Kysely<DB>, values: RequestDecision) {
-    return this.decide(trx, 'withdrawn', values).where('requested_by', '=', values.officer).executeTakeFirst();
+    return this.ended(trx, this.decide(trx, 'withdrawn', values).where('requested_by', '=', values.officer));
   }
 
   /** Marks a pending request past its expiry as expired, once: it expired at expires_at, decided by no one. */
   expire(trx: Kysely<DB>, values: { requestId: string; now: string }) {
-    return trx
-      .updateTable('decommission_requests')
-      .set((eb) => ({ state: 'expired', decided_at: eb.ref('expires_at') }))
-      .where('request_id', '=', values.requestId)
-      .where('state', '=', 'pending')
-      .where('expires_at', '<=', values.now)
-      .returning(DECOMMISSION_REQUEST_COLUMNS)
-      .executeTakeFirst();
+    return this.ended(
+      trx,
+      trx
+        .updateTable('decommission_requests')
+        .set((eb) => ({ state: 'expired', decided_at: eb.ref('expires_at') }))
+        .where('request_id', '=', values.requestId)
+        .where('state', '=', 'pending')
+        .where('expires_at', '<=', values.now)
+        .returning(REQUEST_COLUMNS),
+    );
   }
 
   /** The conditional UPDATE of a pending, unexpired request, to be narrowed to the officer the decision needs. */
@@ -126,13 +163,28 @@ export class DecommissionRequestsRepository {
       .where('request_id', '=', values.requestId)
       .where('state', '=', 'pending')
       .where('expires_at', '>', values.decidedAt)
-      .returning(DECOMMISSION_REQUEST_COLUMNS);
+      .returning(REQUEST_COLUMNS);
+  }
+
+  /**
+   * Runs a request's move out of pending and, when it took effect, lets go of its assets in the same
+   * transaction, so the index that keeps an asset in one pending request at most stays in step with
+   * the requests' states. Undefined when the request was no longer pending (another decision came first).
+   */
+  private async ended(trx: Kysely<DB>, update: { executeTakeFirst(): Promise<RequestColumns | undefined> }): Promise<DecommissionRequestRecord | undefined> {
+    const row = await update.executeTakeFirst();
+    if (!row) {
+      return undefined;
+    }
+    await trx.updateTable('decommission_request_assets').set({ pending: 0 }).where('request_id', '=', row.request_id).where('pending', '=', 1).execute();
+    const [request] = await this.withAssets(trx, [row]);
+    return request;
   }
 
   /**
    * The officer's pending requests not yet past their expiry, counted inside `trx` once it holds the
    * officer's turn: the officer's concurrent requests, on any instance, count one after another, so
-   * none of them passes a limit that the others have reached.
+   * none of them passes a limit that the others have reached. A batch request counts as one.
    */
   async pendingOfRequester(trx: Kysely<DB>, requestedBy: string, now: string): Promise<PendingOfRequester> {
     await serializeWithin(trx, 'decommission-requests-of', requestedBy);
@@ -146,42 +198,46 @@ export class DecommissionRequestsRepository {
     return { count: Number(count), firstExpiry };
   }
 
-  findById(requestId: string, executor: Kysely<DB> = this.db) {
-    return executor.selectFrom('decommission_requests').select(DECOMMISSION_REQUEST_COLUMNS).where('request_id', '=', requestId).executeTakeFirst();
+  async findById(requestId: string, executor: Kysely<DB> = this.db): Promise<DecommissionRequestRecord | undefined> {
+    const row = await executor.selectFrom('decommission_requests').select(REQUEST_COLUMNS).where('request_id', '=', requestId).executeTakeFirst();
+    return row && (await this.withAssets(executor, [row]))[0];
   }
 
-  findPending(assetId: string, executor: Kysely<DB> = this.db) {
-    return executor
+  /** The pending requests that hold any of `assetIds`. */
+  async findPendingHolding(assetIds: string[], executor: Kysely<DB> = this.db): Promise<DecommissionRequestRecord[]> {
+    const rows = await executor
       .selectFrom('decommission_requests')
-      .select(DECOMMISSION_REQUEST_COLUMNS)
-      .where('asset_id', '=', assetId)
+      .select(REQUEST_COLUMNS)
       .where('state', '=', 'pending')
-      .executeTakeFirst();
+      .where((eb) => eb('request_id', 'in', eb.selectFrom('decommission_request_assets').select('request_id').where('asset_id', 'in', assetIds).where('pending', '=', 1)))
+      .execute();
+    return this.withAssets(executor, rows);
+  }
+
+  /** Which of `assetIds` a pending request holds: each one's request_id. */
+  async holdersOf(assetIds: string[], executor: Kysely<DB> = this.db): Promise<Map<string, string>> {
+    const rows = await executor.selectFrom('decommission_request_assets').select(['asset_id', 'request_id']).where('asset_id', 'in', assetIds).where('pending', '=', 1).execute();
+    return new Map(rows.map((row) => [row.asset_id, row.request_id]));
   }
 
   /** Pending requests past their expiry, oldest first, for a listing to mark expired first (the state index finds them). */
-  findOverdue(now: string) {
-    return this.db
-      .selectFrom('decommission_requests')
-      .select(DECOMMISSION_REQUEST_COLUMNS)
-      .where('state', '=', 'pending')
-      .where('expires_at', '<=', now)
-      .orderBy('id')
-      .execute();
+  async findOverdue(now: string): Promise<DecommissionRequestRecord[]> {
+    const rows = await this.db.selectFrom('decommission_requests').select(REQUEST_COLUMNS).where('state', '=', 'pending').where('expires_at', '<=', now).orderBy('id').execute();
+    return this.withAssets(this.db, rows);
   }
 
   /** Newest first: `limit` rows and, when more follow, the id of the last (the next page's cursor), from `offset`, or before the row with id `beforeId`. */
   async findPage(filter: DecommissionRequestFilter, window: { limit: number; offset?: number; beforeId?: number }) {
     const rows = await this.filtered(filter)
       .$if(window.beforeId !== undefined, (query) => query.where('id', '<', window.beforeId as number))
-      .select(['id', ...DECOMMISSION_REQUEST_COLUMNS])
+      .select(['id', ...REQUEST_COLUMNS])
       .orderBy('id', 'desc')
       .limit(window.limit + 1)
       .offset(window.offset ?? 0)
       .execute();
     const page = rows.slice(0, window.limit);
     return {
-      rows: page.map((row) => Object.fromEntries(DECOMMISSION_REQUEST_COLUMNS.map((column) => [column, row[column]])) as Omit<typeof row, 'id'>),
+      rows: await this.withAssets(this.db, page.map((row) => Object.fromEntries(REQUEST_COLUMNS.map((column) => [column, row[column]])) as RequestColumns)),
       lastId: rows.length > window.limit ? page[page.length - 1].id : undefined,
     };
   }
@@ -193,14 +249,41 @@ export class DecommissionRequestsRepository {
     return Number(total);
   }
 
+  /** By asset: the requests that hold it, whatever their state (the asset index of migration 015 finds them). */
   private filtered(filter: DecommissionRequestFilter) {
     let requests = this.db.selectFrom('decommission_requests');
-    for (const column of ['state', 'asset_id', 'authorized_by'] as const) {
+    for (const column of ['state', 'authorized_by'] as const) {
       const value = filter[column];
       if (value !== undefined) {
         requests = requests.where(column, '=', value);
       }
     }
-    return requests;
+    const assetId = filter.asset_id;
+    return assetId === undefined
+      ? requests
+      : requests.where((eb) => eb('request_id', 'in', eb.selectFrom('decommission_request_assets').select('request_id').where('asset_id', '=', assetId)));
+  }
+
+  /** The rows as the API shows them, each with its assets in the order it gave them; read with `executor`, inside a transaction when one is open. */
+  private async withAssets(executor: Kysely<DB>, rows: RequestColumns[]): Promise<DecommissionRequestRecord[]> {
+    if (rows.length === 0) {
+      return [];
+    }
+    const held = await executor
+      .selectFrom('decommission_request_assets')
+      .select(['request_id', 'asset_id'])
+      .where(
+        'request_id',
+        'in',
+        rows.map((row) => row.request_id),
+      )
+      .orderBy('request_id')
+      .orderBy('position')
+      .execute();
+    const assetsOf = new Map<string, string[]>();
+    for (const { request_id, asset_id } of held) {
+      assetsOf.set(request_id, [...(assetsOf.get(request_id) ?? []), asset_id]);
+    }
+    return rows.map((row) => recordOf(row, assetsOf.get(row.request_id) ?? []));
   }
 }

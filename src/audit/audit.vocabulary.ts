@@ -45,7 +45,6 @@ const DECOMMISSION_REQUEST_DENIAL_REASONS_READ_BY_AUDIT = [
   'DECOMMISSION_REQUEST_NOT_PENDING',
   'DECOMMISSION_REQUEST_EXPIRED',
   'DECOMMISSION_REQUEST_LIMIT',
-  'BATCH_NEEDS_SINGLE_REQUESTS',
 ] as const;
 
 /** Every action the trail records, in the order the listing documents them. */

@@ -148,6 +148,7 @@ export interface DecommissionRequestsTable {
   id: ColumnType<number, never, never>;
   /** A UUID. */
   request_id: string;
+  /** Its first asset (for a request opened by DELETE, its one asset): what the API shows as asset_id. */
   asset_id: string;
   /** 'decommission' unless written (the column's default): the requests before recommissions took two officers. */
   kind: ColumnType<DecommissionRequestKind, DecommissionRequestKind | undefined, never>;
@@ -157,6 +158,8 @@ export interface DecommissionRequestsTable {
   /** The `sub` of the officer who may approve or reject it. */
   authorized_by: string;
   reason: string;
+  /** A batch request's decommission: the id its approval's answer and events carry; null for a request opened by DELETE or a recommission. */
+  batch_id: ColumnType<string | null, string | null | undefined, never>;
   /** ISO 8601 UTC, as every instant here. */
   created_at: string;
   expires_at: string;
@@ -164,6 +167,18 @@ export interface DecommissionRequestsTable {
   decided_at: string | null;
   /** Who approved, rejected or withdrew it; null while pending and once expired. */
   decided_by: string | null;
+}
+
+/**
+ * The assets a decommission request holds, each at its position in the order the request gave them
+ * (migration 015). `pending` is 1 while the request is pending: a unique index on asset_id over those
+ * rows lets an asset be in one pending request at most.
+ */
+export interface DecommissionRequestAssetsTable {
+  request_id: string;
+  asset_id: string;
+  position: number;
+  pending: 0 | 1;
 }
 
 /** The one row of the database's decommission approval policy. */
@@ -187,6 +202,7 @@ export interface DB {
   audit_witnessed_checkpoints: AuditWitnessedCheckpointsTable;
   audit_cosignatures: AuditCosignaturesTable;
   decommission_requests: DecommissionRequestsTable;
+  decommission_request_assets: DecommissionRequestAssetsTable;
   decommission_policy: DecommissionPolicyTable;
   delivery_feeds: DeliveryFeedsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;

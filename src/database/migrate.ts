@@ -14,6 +14,7 @@ import * as importedDecommissions from './migrations/011-imported-decommissions'
 import * as deliveryFeeds from './migrations/012-delivery-feeds';
 import * as idempotencyKeys from './migrations/013-idempotency-keys';
 import * as auditCosignatures from './migrations/014-audit-cosignatures';
+import * as decommissionRequestAssets from './migrations/015-decommission-request-assets';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '012-delivery-feeds': deliveryFeeds,
   '013-idempotency-keys': idempotencyKeys,
   '014-audit-cosignatures': auditCosignatures,
+  '015-decommission-request-assets': decommissionRequestAssets,
 };
 
 /** Every migration's name, in order: what a database that is not there yet lacks. */

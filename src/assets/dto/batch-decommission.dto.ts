@@ -5,7 +5,7 @@ import { DecommissionAssetDto, DecommissionedAssetDto } from './asset.dto';
 
 /** The most assets one batch decommissions: its transaction holds each one's row until it commits. */
 export const BATCH_MAX_ASSETS = 100;
-const BATCH_ID_SCHEMA = { type: 'string', format: 'uuid', maxLength: 36 } as const;
+export const BATCH_ID_SCHEMA = { type: 'string', format: 'uuid', maxLength: 36 } as const;
 
 /** A decommission's body, for every asset it names. */
 export class BatchDecommissionDto extends DecommissionAssetDto {

@@ -19,6 +19,7 @@ import {
 } from '../../common';
 import { DECOMMISSION_REQUEST_KINDS, DECOMMISSION_REQUEST_STATES, type DecommissionRequestKind, type DecommissionRequestState } from '../../database';
 import { AUTHORIZED_BY_MAX_LENGTH, REASON_MAX_LENGTH } from './asset.dto';
+import { BATCH_ID_SCHEMA, BATCH_MAX_ASSETS } from './batch-decommission.dto';
 
 export const EXAMPLE_REQUEST_ID = '6f1c1d2e-8b7a-4c3d-9e0f-1a2b3c4d5e6f';
 /** Each decision documents a request of its own, pending in its example: one approved cannot be rejected. */
@@ -37,8 +38,27 @@ export class DecommissionRequestDto {
   @ApiProperty({ ...REQUEST_ID_SCHEMA, example: EXAMPLE_REQUEST_ID })
   request_id!: string;
 
-  @ApiProperty({ ...ASSET_ID_SCHEMA })
+  @ApiProperty({ ...ASSET_ID_SCHEMA, description: 'Its asset: for a request opened by a batch, the first of asset_ids.' })
   asset_id!: string;
+
+  @ApiProperty({
+    type: 'array',
+    items: { ...ASSET_ID_SCHEMA },
+    minItems: 1,
+    maxItems: BATCH_MAX_ASSETS,
+    uniqueItems: true,
+    example: ['TIE-0001'],
+    description: 'Every asset it holds, in the order it was asked for: [asset_id] for a request opened by DELETE or a recommission, the asset_ids of a batch.',
+  })
+  asset_ids!: string[];
+
+  @ApiProperty({
+    ...BATCH_ID_SCHEMA,
+    nullable: true,
+    example: null,
+    description: "Opened by a batch (POST /v1/assets/decommissions): the batch_id its approval answers and each asset's asset.decommission event carries; null for a request opened by DELETE or a recommission.",
+  })
+  batch_id!: string | null;
 
   @ApiProperty({ enum: DECOMMISSION_REQUEST_KINDS, example: 'decommission', description: "What its approval does: decommission the asset (a DELETE's request) or recommission it (a recommission's)." })
   kind!: DecommissionRequestKind;
@@ -78,7 +98,7 @@ export class ListDecommissionRequestsQueryDto extends PageQueryDto {
   @IsIn(DECOMMISSION_REQUEST_STATES)
   readonly state?: DecommissionRequestState;
 
-  @ApiPropertyOptional({ ...ASSET_ID_SCHEMA })
+  @ApiPropertyOptional({ ...ASSET_ID_SCHEMA, description: 'The requests that hold this asset, alone or among the assets of a batch.' })
   @IsOptional()
   @IsAssetId()
   readonly asset_id?: string;

@@ -89,20 +89,20 @@ export type BatchDecommissionResponseDto = {
     data: BatchDecommissionedDto;
 };
 
-export type DecommissionAssetDto = {
-    reason: string;
-    authorized_by: string;
-};
-
-export type DecommissionResponseDto = {
-    status: 'success';
-    message: string;
-    data: DecommissionedAssetDto;
-};
-
 export type DecommissionRequestDto = {
     request_id: string;
+    /**
+     * Its asset: for a request opened by a batch, the first of asset_ids.
+     */
     asset_id: string;
+    /**
+     * Every asset it holds, in the order it was asked for: [asset_id] for a request opened by DELETE or a recommission, the asset_ids of a batch.
+     */
+    asset_ids: Array<string>;
+    /**
+     * Opened by a batch (POST /v1/assets/decommissions): the batch_id its approval answers and each asset's asset.decommission event carries; null for a request opened by DELETE or a recommission.
+     */
+    batch_id: string | null;
     /**
      * What its approval does: decommission the asset (a DELETE's request) or recommission it (a recommission's).
      */
@@ -135,6 +135,17 @@ export type DecommissionRequestDto = {
 export type DecommissionRequestResponseDto = {
     status: 'success';
     data: DecommissionRequestDto;
+};
+
+export type DecommissionAssetDto = {
+    reason: string;
+    authorized_by: string;
+};
+
+export type DecommissionResponseDto = {
+    status: 'success';
+    message: string;
+    data: DecommissionedAssetDto;
 };
 
 export type RecommissionAssetDto = {
@@ -247,7 +258,7 @@ export type AuditEventDto = {
     /**
      * Why it was denied; null when allowed.
      */
-    reason: 'TOKEN_MISSING' | 'TOKEN_INVALID' | 'TOKEN_EXPIRED' | 'CLEARANCE_INSUFFICIENT' | 'ASSET_NOT_FOUND' | 'ASSET_NOT_DECOMMISSIONED' | 'PRECONDITION_FAILED' | 'ASSET_NOT_ACTIVE' | 'RATE_LIMITED' | 'AUTHORIZED_BY_IS_CALLER' | 'DECOMMISSION_REQUEST_PENDING' | 'DECOMMISSION_REQUEST_NOT_FOUND' | 'NOT_AUTHORIZING_OFFICER' | 'NOT_REQUESTER' | 'DECOMMISSION_REQUEST_NOT_PENDING' | 'DECOMMISSION_REQUEST_EXPIRED' | 'DECOMMISSION_REQUEST_LIMIT' | 'BATCH_NEEDS_SINGLE_REQUESTS' | null;
+    reason: 'TOKEN_MISSING' | 'TOKEN_INVALID' | 'TOKEN_EXPIRED' | 'CLEARANCE_INSUFFICIENT' | 'ASSET_NOT_FOUND' | 'ASSET_NOT_DECOMMISSIONED' | 'PRECONDITION_FAILED' | 'ASSET_NOT_ACTIVE' | 'RATE_LIMITED' | 'AUTHORIZED_BY_IS_CALLER' | 'DECOMMISSION_REQUEST_PENDING' | 'DECOMMISSION_REQUEST_NOT_FOUND' | 'NOT_AUTHORIZING_OFFICER' | 'NOT_REQUESTER' | 'DECOMMISSION_REQUEST_NOT_PENDING' | 'DECOMMISSION_REQUEST_EXPIRED' | 'DECOMMISSION_REQUEST_LIMIT' | null;
     /**
      * Token subject; null when no valid token was given.
      */
@@ -723,11 +734,11 @@ export type AssetsControllerDecommissionBatchErrors = {
      */
     403: ErrorResponseDto;
     /**
-     * An asset named does not exist (BATCH_DECOMMISSION_REFUSED): the message lists every absent and every decommissioned one; nothing changed
+     * An asset named does not exist (BATCH_DECOMMISSION_REFUSED): the message lists every absent, every decommissioned one and, with DECOMMISSION_APPROVAL=required, every one in another pending request; nothing changed, no request opened
      */
     404: ErrorResponseDto;
     /**
-     * All exist, but some are already decommissioned, listed in the message (BATCH_DECOMMISSION_REFUSED); or DECOMMISSION_APPROVAL=required (BATCH_NEEDS_SINGLE_REQUESTS: DECOMMISSION_APPROVAL=required: a batch cannot be opened as one decommission request yet; send one DELETE per asset, each opening its request); or a request with the same Idempotency-Key is still being decided (IDEMPOTENCY_KEY_IN_USE: A request with this Idempotency-Key is still being decided; retry once it is answered)
+     * All exist, but some are already decommissioned or, with DECOMMISSION_APPROVAL=required, in another pending request (named after them), listed in the message (BATCH_DECOMMISSION_REFUSED); nothing changed, no request opened; or a request with the same Idempotency-Key is still being decided (IDEMPOTENCY_KEY_IN_USE: A request with this Idempotency-Key is still being decided; retry once it is answered)
      */
     409: ErrorResponseDto;
     /**
@@ -740,10 +751,12 @@ export type AssetsControllerDecommissionBatchErrors = {
     415: ErrorResponseDto;
     /**
      * The Idempotency-Key was used for another method, path or body (IDEMPOTENCY_KEY_MISMATCH); nothing is decided
+     *
+     * DECOMMISSION_APPROVAL=required: authorized_by names the caller (AUTHORIZED_BY_IS_CALLER); or the Idempotency-Key was used for another method, path or body (IDEMPOTENCY_KEY_MISMATCH)
      */
     422: ErrorResponseDto;
     /**
-     * Too many requests or refusals from this client (RATE_LIMITED)
+     * DECOMMISSION_APPROVAL=required: the caller already holds DECOMMISSION_REQUESTS_PER_OFFICER pending requests (DECOMMISSION_REQUEST_LIMIT). Also: Too many requests or refusals from this client (RATE_LIMITED)
      */
     429: ErrorResponseDto;
     /**
@@ -763,6 +776,10 @@ export type AssetsControllerDecommissionBatchResponses = {
      * Decommissioned, every one: the batch's id and each asset's decommission, in the order asset_ids gave
      */
     200: BatchDecommissionResponseDto;
+    /**
+     * DECOMMISSION_APPROVAL=required: a pending request of kind decommission; its asset_ids, in the order given, stay active until authorized_by approves it
+     */
+    202: DecommissionRequestResponseDto;
 };
 
 export type AssetsControllerDecommissionBatchResponse = AssetsControllerDecommissionBatchResponses[keyof AssetsControllerDecommissionBatchResponses];
@@ -1071,6 +1088,9 @@ export type DecommissionRequestsControllerListData = {
          */
         page?: number;
         state?: 'pending' | 'approved' | 'rejected' | 'withdrawn' | 'expired';
+        /**
+         * The requests that hold this asset, alone or among the assets of a batch.
+         */
         asset_id?: string;
         /**
          * me: the pending requests that name the caller as authorized_by, awaiting the caller's decision. Not together with state.
@@ -1210,11 +1230,11 @@ export type DecommissionRequestsControllerApproveErrors = {
      */
     403: ErrorResponseDto;
     /**
-     * No request with that id (DECOMMISSION_REQUEST_NOT_FOUND), or its asset is no longer active (ASSET_ACCESS_DENIED: Asset not found or clearance insufficient)
+     * No request with that id (DECOMMISSION_REQUEST_NOT_FOUND), or its asset is no longer active (ASSET_ACCESS_DENIED: Asset not found or clearance insufficient), or an asset of a batch request is absent (BATCH_DECOMMISSION_REFUSED: Nothing was decommissioned; not found: XYZ-9999; already decommissioned: OLD-0001,OLD-0002)
      */
     404: ErrorResponseDto;
     /**
-     * Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED); a recommission's asset is active (ASSET_NOT_DECOMMISSIONED); or a request with the same Idempotency-Key is still being decided (IDEMPOTENCY_KEY_IN_USE: A request with this Idempotency-Key is still being decided; retry once it is answered)
+     * Not pending: approved, rejected or withdrawn (DECOMMISSION_REQUEST_NOT_PENDING), or expired (DECOMMISSION_REQUEST_EXPIRED); a recommission's asset is active (ASSET_NOT_DECOMMISSIONED); an asset of a batch request is already decommissioned, listed (BATCH_DECOMMISSION_REFUSED); or a request with the same Idempotency-Key is still being decided (IDEMPOTENCY_KEY_IN_USE: A request with this Idempotency-Key is still being decided; retry once it is answered)
      */
     409: ErrorResponseDto;
     /**
@@ -1239,9 +1259,9 @@ export type DecommissionRequestsControllerApproveError = DecommissionRequestsCon
 
 export type DecommissionRequestsControllerApproveResponses = {
     /**
-     * A request of kind decommission: the asset decommissioned, the spec's decommission body. Of kind recommission: the asset recommissioned, the recommission body
+     * A request of kind decommission: the asset decommissioned, the spec's decommission body. Of kind recommission: the asset recommissioned, the recommission body. Opened by a batch (batch_id set): the direct batch's body, its batch_id the request's, each asset in the request's order
      */
-    200: DecommissionResponseDto | RecommissionResponseDto;
+    200: DecommissionResponseDto | RecommissionResponseDto | BatchDecommissionResponseDto;
 };
 
 export type DecommissionRequestsControllerApproveResponse = DecommissionRequestsControllerApproveResponses[keyof DecommissionRequestsControllerApproveResponses];
