@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely, sql } from 'kysely';
-import { type DB, type DecommissionRequestKind, type DecommissionRequestRow, type DecommissionRequestState, serializeWithin } from '../database';
+import { type DB, type DecommissionRequestKind, type DecommissionRequestRow, type DecommissionRequestState, readPage, serializeWithin } from '../database';
 import { type AssetRecord, isStillRecord } from './assets.repository';
 
 /** What the table holds of a request, in the order the API shows it (asset_ids follows asset_id). */
@@ -228,17 +228,16 @@ export class DecommissionRequestsRepository {
 
   /** Newest first: `limit` rows and, when more follow, the id of the last (the next page's cursor), from `offset`, or before the row with id `beforeId`. */
   async findPage(filter: DecommissionRequestFilter, window: { limit: number; offset?: number; beforeId?: number }) {
-    const rows = await this.filtered(filter)
-      .$if(window.beforeId !== undefined, (query) => query.where('id', '<', window.beforeId as number))
-      .select(['id', ...REQUEST_COLUMNS])
-      .orderBy('id', 'desc')
-      .limit(window.limit + 1)
-      .offset(window.offset ?? 0)
-      .execute();
-    const page = rows.slice(0, window.limit);
+    const { rows, more } = await readPage(
+      this.filtered(filter)
+        .$if(window.beforeId !== undefined, (query) => query.where('id', '<', window.beforeId as number))
+        .select(['id', ...REQUEST_COLUMNS])
+        .orderBy('id', 'desc'),
+      window,
+    );
     return {
-      rows: await this.withAssets(this.db, page.map((row) => Object.fromEntries(REQUEST_COLUMNS.map((column) => [column, row[column]])) as RequestColumns)),
-      lastId: rows.length > window.limit ? page[page.length - 1].id : undefined,
+      rows: await this.withAssets(this.db, rows.map((row) => Object.fromEntries(REQUEST_COLUMNS.map((column) => [column, row[column]])) as RequestColumns)),
+      lastId: more ? rows[rows.length - 1].id : undefined,
     };
   }
 
