@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, SqliteDialect, type SqliteDialectConfig, SqliteDriver } from 'kysely';
 import { ConfigurationError, type SqliteLocation } from '../config';
 import type { DB } from './database.types';
 import { StatementCachingDatabase } from './statement-cache';
@@ -11,7 +11,29 @@ import { TracedSqliteDatabase } from './traced-sqlite';
 export function createSqlite(location: SqliteLocation, { traced }: { traced: boolean }): Kysely<DB> {
   prepareDirectory(location);
   const database = new StatementCachingDatabase(openSqlite(location.path));
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: traced ? new TracedSqliteDatabase(database) : database }) });
+  return new Kysely<DB>({ dialect: new WritingTransactionsDialect({ database: traced ? new TracedSqliteDatabase(database) : database }) });
+}
+
+/**
+ * Every transaction the service opens on SQLite writes, so it takes the write lock when it begins
+ * (`begin immediate`), waiting up to busy_timeout for another process's. Begun deferred, a transaction
+ * that reads first holds a snapshot; when another process commits before it writes, SQLite refuses its
+ * write at once (SQLITE_BUSY_SNAPSHOT, no wait), and the request fails with 503.
+ */
+class WritingTransactionsDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new WritingTransactionsDriver(this.settings);
+  }
+}
+
+class WritingTransactionsDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
 }
 
 /** Creates the data directory when missing; refuses any other missing directory, which is likelier a typo than a new database. */
