@@ -2,15 +2,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import request from 'supertest';
-import { openSqlite } from '../src/database';
 import { bodyFingerprint } from '../src/idempotency/canonical-json';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_BODY } from './support/fixtures';
 import { auditEventsOf, decideRequest, decommission, expectErrorBody, recommission } from './support/http';
-import type { RunningServer } from './support/processes';
+import { holdSqliteWriteLock, type RunningServer } from './support/processes';
 import { listenOnLoopback, startInstanceBeside, startTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
 
@@ -203,20 +201,16 @@ describeEachDatabase('Idempotency-Key on the decisions', (engine) => {
         assert.equal(decided.status, 200);
         assert.equal(decided.headers['idempotent-replayed'], undefined);
       } else {
-        // The test holds SQLite's write lock, so the DELETEs of both processes wait for it, the first to take it deciding.
+        // Another process holds SQLite's write lock, so the DELETEs of both processes wait for it, the first to take it deciding.
         const other = await startInstanceBeside(t, { DATABASE_URL: `sqlite:${t.config.database.path}` });
-        const writer = openSqlite(t.config.database.path);
         try {
-          writer.exec('BEGIN IMMEDIATE');
-          const answers = Promise.all([sendKeyed(beside.url, assetId, key), sendKeyed(other.url, assetId, key)]);
-          await sleep(500);
-          writer.exec('COMMIT');
-          const [one, two] = await answers;
+          const lock = await holdSqliteWriteLock(t.config.database.path, 500);
+          const [one, two] = await Promise.all([sendKeyed(beside.url, assetId, key), sendKeyed(other.url, assetId, key)]);
+          await lock.released;
           assert.deepEqual([one.status, two.status], [200, 200]);
           assert.deepEqual([one.headers['idempotent-replayed'], two.headers['idempotent-replayed']].sort(), ['true', undefined]);
           assert.deepEqual(one.body, two.body);
         } finally {
-          writer.close();
           await other.stop();
         }
       }

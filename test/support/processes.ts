@@ -184,3 +184,23 @@ export async function startServers(count: number, options: ServerOptions): Promi
   }
   return servers;
 }
+
+/**
+ * Holds the SQLite file's write lock for `holdMs` from another process, then commits. Not from the test's
+ * own process: an app running in it waits for the lock synchronously, which would stop the test's timers
+ * (and so the release) for as long as its busy_timeout.
+ */
+export async function holdSqliteWriteLock(path: string, holdMs: number): Promise<{ released: Promise<void> }> {
+  const script = `const db = require('better-sqlite3')(process.argv[1]);
+db.pragma('busy_timeout = 5000');
+db.exec('BEGIN IMMEDIATE');
+process.stdout.write('held\\n');
+setTimeout(() => { db.exec('COMMIT'); db.close(); }, Number(process.argv[2]));`;
+  const holder = spawn(process.execPath, ['-e', script, path, String(holdMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = once(holder, 'exit');
+  const [held] = (await Promise.race([once(holder.stdout, 'data'), exited])) as [Buffer | number];
+  assert.ok(Buffer.isBuffer(held), `the lock holder exited with ${String(held)} before holding the lock`);
+  return {
+    released: exited.then(([code]) => assert.equal(code, 0, 'the lock holder committed')),
+  };
+}
