@@ -117,6 +117,24 @@ describe('WebhookSender', () => {
     sut.close();
   });
 
+  it('sends one delivery after another on one kept-alive connection', async () => {
+    const connections: unknown[] = [];
+    const counting = (socket: unknown) => connections.push(socket);
+    server.on('connection', counting);
+    const sut = sender();
+    await sut.refresh();
+    for (let id = 1; id <= 5; id++) {
+      assert.deepEqual(await sut.send({ ...EVENT, id }, 1, never), { delivered: true, status: 204 });
+    }
+    sut.close();
+    server.off('connection', counting);
+    assert.deepEqual(
+      received.map(({ headers }) => headers['webhook-id']),
+      ['1', '2', '3', '4', '5'],
+    );
+    assert.equal(connections.length, 1, 'one connection for the five');
+  });
+
   it('refuses to connect to a forbidden address, a literal or a name, without reaching it', async () => {
     const sut = sender(false);
     await sut.refresh();
