@@ -111,6 +111,9 @@ describe('WebhookSender', () => {
     await sut.refresh();
     answer = () => undefined;
     assert.deepEqual(await sut.send(EVENT, 1, never), { delivered: false, error: 'no answer within WEBHOOK_TIMEOUT_MS (200 ms)' });
+    // A status in time is not enough: the whole answer must come within the timeout.
+    answer = (response) => response.writeHead(200).write('partial');
+    assert.deepEqual(await sut.send(EVENT, 1, never), { delivered: false, error: 'no answer within WEBHOOK_TIMEOUT_MS (200 ms)' });
     const stopping = new AbortController();
     setTimeout(() => stopping.abort(), 50);
     assert.deepEqual(await sut.send(EVENT, 2, stopping.signal), { delivered: false, error: 'stopped: the instance stopped delivering the feed' });
