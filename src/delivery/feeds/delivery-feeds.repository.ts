@@ -22,7 +22,7 @@ export interface AttemptRecord {
   status?: number;
   error?: string;
   durationMs: number;
-  /** performance.now() when the attempt ended: its row, written with a group's up to GROUP_MS later, is dated then. */
+  /** performance.now() when the attempt ended: its row, written with its group (usually within 50 ms), is dated then. */
   endedAt: number;
 }
 
