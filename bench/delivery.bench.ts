@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { waitUntil } from '../test/support/wait';
-import { assetId } from './fleet-data';
-import { bearerToken, Lab, loadAverageText, machine, machineLine, measureDecisions, pinDriverToClientCpu, positiveOption, ROUND_OPTIONS, sqliteFleet, type Target } from './lab';
+import { assetId, generateFleet } from './fleet-data';
+import { bearerToken, Lab, loadAverageText, machine, machineLine, measureDecisions, pinDriverToClientCpu, positiveOption, ROUND_OPTIONS, serverCpuSeconds, sqliteFleet, type Target } from './lab';
 import { asRun, nearestRank, type PacedRequest, steadyStream } from './paced-load';
 import { answersCheck, type Check, formatCheck, ratios, reportFailedChecks, type SideResult, type Spread, spread } from './report';
 import { DECOMMISSIONS_PER_SECOND_BOUND, WORKLOADS } from './workloads';
@@ -19,12 +19,17 @@ import { DECOMMISSIONS_PER_SECOND_BOUND, WORKLOADS } from './workloads';
  * event; events a second delivered, to a receiver that answers at once and to one that takes 50 ms,
  * with one and with ten subscriptions. Lag: decommissions paced at --rate a second with one
  * subscription; each event's time from the decommission's answer to its arrival. Cost: wrk
- * decommissions with no subscription and with ten, in alternating rounds of one run. Exit code 1 when a
- * check fails; the targets are printed, not enforced.
+ * decommissions with no subscription and with ten, in alternating rounds of one run. Beside each rate,
+ * the server's CPU per delivered event (its CPU time over the events), which a machine busy with other
+ * work disturbs less than a rate. --postgres runs the service on PostgreSQL (TEST_DATABASE_URL, by
+ * default the local server) instead; --profile DIR writes the server's CPU profile there when it stops.
+ * Exit code 1 when a check fails; the targets are printed, not enforced.
  */
 
 const TARGETS = { decisionsRatio: 0.9, lagP99Ms: 1_000 };
 const DECOMMISSION = WORKLOADS.decommission;
+/** How long the server is left after a backlog's decisions before the deliveries' CPU is counted. */
+const SETTLE_MS = 1_000;
 /** How long the receivers may take to receive what was sent before the driver gives up. */
 const DELIVERY_LIMIT_MS = 120_000;
 
@@ -37,10 +42,22 @@ interface Options {
   pacedSeconds: number;
   backlog: number;
   slowBacklog: number;
+  postgres: boolean;
+  profileDir?: string;
 }
 
 function readOptions(): Options {
-  const { values } = parseArgs({ options: { ...ROUND_OPTIONS, rate: { type: 'string' }, 'paced-duration': { type: 'string' }, backlog: { type: 'string' }, 'slow-backlog': { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      ...ROUND_OPTIONS,
+      rate: { type: 'string' },
+      'paced-duration': { type: 'string' },
+      backlog: { type: 'string' },
+      'slow-backlog': { type: 'string' },
+      postgres: { type: 'boolean', default: false },
+      profile: { type: 'string' },
+    },
+  });
   const positive = (name: keyof typeof values, full: number, quick: number) => positiveOption(values, name, values.quick ? quick : full);
   return {
     rounds: positive('rounds', 3, 2),
@@ -51,6 +68,8 @@ function readOptions(): Options {
     pacedSeconds: positive('paced-duration', 10, 4),
     backlog: positive('backlog', 2_000, 500),
     slowBacklog: positive('slow-backlog', 100, 40),
+    postgres: values.postgres,
+    profileDir: values.profile,
   };
 }
 
@@ -71,7 +90,12 @@ class Receiver {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { asset_id: string | null } };
           this.arrivals.set(id, { at: performance.now(), assetId: body.data.asset_id });
         }
-        setTimeout(() => response.writeHead(204).end(), this.delayMs);
+        // At once, not through setTimeout(0): a timer's turn is a millisecond or more, which would be most of a delivery's time.
+        if (this.delayMs === 0) {
+          response.writeHead(204).end();
+        } else {
+          setTimeout(() => response.writeHead(204).end(), this.delayMs);
+        }
       });
     });
     this.server.keepAliveTimeout = 60_000;
@@ -132,6 +156,8 @@ const received = (receivers: Receiver[], events: number) =>
 interface ThroughputRow {
   label: string;
   eventsPerSecond: number;
+  /** The server's CPU time over the events delivered, from the subscriptions' creation to the last arrival. */
+  cpuMsPerEvent: number;
   checks: Check[];
 }
 
@@ -140,17 +166,22 @@ async function measureThroughput(target: Target, delayMs: number, subscriptions:
   const label = `${subscriptions} subscription${subscriptions > 1 ? 's' : ''}, receiver ${delayMs === 0 ? 'answering at once' : `taking ${delayMs} ms`}`;
   const first = (await newestEventId(target)) + 1;
   const answers = await pacedDecommissions(target, 200, events / 200);
+  // What the decisions leave the server to do after their answers is not counted as delivery's CPU.
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const receivers = Array.from({ length: subscriptions }, () => new Receiver(delayMs));
   const urls = await Promise.all(receivers.map((receiver) => receiver.start()));
   const started = performance.now();
+  const cpuBefore = serverCpuSeconds(target);
   const ids = await Promise.all(urls.map((url) => subscribe(target, url, first)));
   try {
     const all = await received(receivers, events);
+    const cpuSeconds = serverCpuSeconds(target) - cpuBefore;
     const seconds = (Math.max(...receivers.flatMap((receiver) => [...receiver.arrivals.values()].map(({ at }) => at))) - started) / 1000;
     const delivered = receivers.reduce((sum, receiver) => sum + Math.min(receiver.arrivals.size, events), 0);
     return {
       label,
       eventsPerSecond: delivered / seconds,
+      cpuMsPerEvent: (cpuSeconds * 1000) / delivered,
       checks: [answersCheck(DECOMMISSION, { label: 'backlog decommissions', rounds: [asRun(answers, events / 200)] }), { ok: all, message: `${label}: every receiver got all ${events} events` }],
     };
   } finally {
@@ -217,14 +248,17 @@ async function measureCost(target: Target, options: Options): Promise<CostResult
     const receivers = Array.from({ length: subscriptions }, () => new Receiver(0));
     const ids = await Promise.all((await Promise.all(receivers.map((receiver) => receiver.start()))).map((url) => subscribe(target, url, 'now')));
     try {
+      const cpuBefore = serverCpuSeconds(target);
       const { run, recorded } = await measureDecisions([target], DECOMMISSION, seconds, options.connections);
+      if (subscriptions > 0) {
+        checks.push({ ok: await received(receivers, recorded), message: `10 subscriptions each received all ${recorded.toLocaleString('en')} events of a ${seconds} s run` });
+      }
+      // The server's CPU per decision, its events' deliveries included: they are what delivery costs it.
+      run.cpuUsPerAnswer = ((serverCpuSeconds(target) - cpuBefore) * 1e6) / Math.max(1, recorded);
       if (warmUp) {
         side.warmUp = run;
       } else {
         side.rounds.push(run);
-      }
-      if (subscriptions > 0) {
-        checks.push({ ok: await received(receivers, recorded), message: `10 subscriptions each received all ${recorded.toLocaleString('en')} events of a ${seconds} s run` });
       }
     } finally {
       await unsubscribe(target, ids);
@@ -246,17 +280,21 @@ async function main(): Promise<void> {
   pinDriverToClientCpu();
   console.log(`Receivers and the driver on the client CPU beside wrk (-t1 -c${options.connections}); the server on its own CPU. ${options.rounds} rounds of ${options.seconds} s per side after a ${options.warmUpSeconds} s warm-up.`);
   console.log(machineLine(machine()));
-  console.log('The service on SQLite with NODE_ENV=production, rate limits off, WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS on (the receivers are local).\n');
+  const engine = options.postgres ? 'PostgreSQL' : 'SQLite';
+  console.log(`The service on ${engine} with NODE_ENV=production, rate limits off, WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS on (the receivers are local).\n`);
 
-  const lab = new Lab(mkdtempSync(join(tmpdir(), 'fleet-registry-delivery-')));
+  const lab = new Lab(mkdtempSync(join(tmpdir(), 'fleet-registry-delivery-')), options.profileDir);
   const checks: Check[] = [];
   try {
     const secretKeyFile = join(lab.dir, 'webhook-secret.key');
     writeFileSync(secretKeyFile, randomBytes(32), { mode: 0o600 });
     const wrkSeconds = 2 * (options.warmUpSeconds + options.rounds * options.seconds);
     const assets = wrkSeconds * DECOMMISSIONS_PER_SECOND_BOUND + 4 * options.backlog + 4 * options.slowBacklog + options.rate * options.pacedSeconds + 1_000;
-    const [sqliteUrl] = await sqliteFleet(lab.dir, { vessels: 0, assets }, ['delivery-sqlite']);
-    const target = await lab.startService('SQLite', sqliteUrl, {
+    const databaseUrl = options.postgres ? await lab.postgresDatabase() : (await sqliteFleet(lab.dir, { vessels: 0, assets }, ['delivery-sqlite']))[0];
+    if (options.postgres) {
+      await generateFleet(databaseUrl, { vessels: 0, assets });
+    }
+    const target = await lab.startService(engine, databaseUrl, {
       env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_SECRET_KEY_FILE: secretKeyFile, WEBHOOK_SUBSCRIPTIONS_MAX: '20' },
     });
 
@@ -269,7 +307,7 @@ async function main(): Promise<void> {
       for (const subscriptions of [1, 10]) {
         const row = await measureThroughput(target, delayMs, subscriptions, events);
         rows.push(row);
-        console.log(`  ${row.label.padEnd(48)} ${Math.round(row.eventsPerSecond).toLocaleString('en')} events/s delivered`);
+        console.log(`  ${row.label.padEnd(48)} ${Math.round(row.eventsPerSecond).toLocaleString('en')} events/s delivered, server CPU ${row.cpuMsPerEvent.toFixed(3)} ms/event`);
       }
     }
 
@@ -279,10 +317,14 @@ async function main(): Promise<void> {
 
     console.log('\nwhat delivery costs decisions (wrk decommissions, alternating rounds)');
     const cost = await measureCost(target, options);
+    const cpuMsPerDecision = (side: SideResult) => spread(side.rounds.map((round) => (round.cpuUsPerAnswer ?? NaN) / 1000)).median;
     for (const side of [cost.without, cost.with]) {
       const perSecond = side.rounds.map((round) => round.requestsPerSecond);
-      console.log(`  ${side.label.padEnd(36)} ${perSecond.map(Math.round).join(', ')} decommissions/s (median ${Math.round(spread(perSecond).median)})`);
+      console.log(
+        `  ${side.label.padEnd(36)} ${perSecond.map(Math.round).join(', ')} decommissions/s (median ${Math.round(spread(perSecond).median)}), server CPU ${cpuMsPerDecision(side).toFixed(3)} ms/decision`,
+      );
     }
+    console.log(`  delivery's server CPU per delivered event while deciding: ${((cpuMsPerDecision(cost.with) - cpuMsPerDecision(cost.without)) / 10).toFixed(3)} ms`);
 
     checks.push(...rows.flatMap((row) => row.checks), ...lag.checks, ...cost.checks);
     console.log('\nchecks');

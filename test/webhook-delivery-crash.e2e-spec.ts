@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadAppConfig } from '../src/config';
 import type { Kysely } from 'kysely';
 import { createDatabase, type DB } from '../src/database';
+import { GROUP_MAX } from '../src/delivery/feeds/feed-runner';
 import { createTestDatabase, describeEachDatabase, type TestDatabase, type TestEngine } from './support/databases';
 import { DECOMMISSION_BODY, FIXTURE_RECORDS } from './support/fixtures';
 import { migrateAndImport, type RunningServer, runScript, SCRIPTS, startServer } from './support/processes';
@@ -136,6 +137,40 @@ describeEachDatabase('webhook delivery across a SIGKILL and a restart', (engine)
     deciding = false;
     await decisions;
     await bed.expectEveryEventDelivered(subscription);
+    // What arrived twice: the deliveries whose group's write had not committed, and the one in flight.
+    const firstBodies = new Map<number, string>();
+    let twice = 0;
+    for (const { eventId, body } of bed.receiver.received) {
+      if (firstBodies.has(eventId)) {
+        twice++;
+        assert.equal(body, firstBodies.get(eventId), `event ${eventId} sent again as it was, under the same webhook-id`);
+      } else {
+        firstBodies.set(eventId, body);
+      }
+    }
+    assert.ok(twice <= GROUP_MAX, `${twice} events arrived twice, at most one group (${GROUP_MAX})`);
+  });
+
+  it("writes the last deliveries' cursor on SIGTERM before handing the lease back: a restart sends none of them again", async () => {
+    await Promise.all(bed.servers.map((server) => server.stop()));
+    let server = await bed.start();
+    for (let n = 0; n < 20; n++) {
+      assert.equal(await bed.decide(server), true);
+    }
+    await bed.expectEveryEventDelivered(subscription);
+    const [last] = (await bed.eventsSince(subscription)).slice(-1);
+    const arrived = bed.receiver.received.length;
+    await server.stop();
+    const { cursor } = await bed.db.selectFrom('delivery_feeds').select('cursor').where('feed_id', '=', subscription.id).executeTakeFirstOrThrow();
+    assert.equal(Number(cursor), last, 'the cursor past the last delivery');
+    server = await bed.start();
+    assert.equal(await bed.decide(server), true);
+    await bed.expectEveryEventDelivered(subscription);
+    assert.deepEqual(
+      bed.receiver.received.slice(arrived).map(({ eventId }) => eventId),
+      (await bed.eventsSince(subscription)).filter((id) => id > last),
+      'only the new event',
+    );
   });
 
   it('refuses, at connection time, a receiver on a private network once the instance no longer allows them: the attempt recorded, nothing received', async () => {

@@ -45,14 +45,14 @@ export function databaseClock(db: AnyKysely): RawBuilder<string> {
 }
 
 /**
- * The database's clock `ms` milliseconds from now, written as databaseClock writes instants: what leases
+ * The database's clock `ms` milliseconds from now (before it when negative), written as databaseClock writes instants: what leases
  * and retry times are stored as, so instances whose own clocks disagree still agree on when a lease ends.
  */
 export function databaseClockIn(db: AnyKysely, ms: number): RawBuilder<string> {
   const whole = Math.round(ms);
   return isPostgres(db)
     ? sql<string>`to_char((transaction_timestamp() + ${whole}::integer * interval '1 millisecond') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-    : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`+${whole / 1000} seconds`})`;
+    : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`${whole < 0 ? '' : '+'}${whole / 1000} seconds`})`;
 }
 
 /**

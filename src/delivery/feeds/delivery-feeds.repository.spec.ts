@@ -6,7 +6,7 @@ import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../
 import { ATTEMPTS_KEPT, DeliveryFeedsRepository } from './delivery-feeds.repository';
 
 const LEASE_MS = 60_000;
-const attempt = (eventId: number, number = 1) => ({ eventId, attempt: number, status: 200, durationMs: 3 });
+const attempt = (eventId: number, number = 1, endedAt = performance.now()) => ({ eventId, attempt: number, status: 200, durationMs: 3, endedAt });
 
 describe('DeliveryFeedsRepository (SQLite)', () => {
   let db: Kysely<DB>;
@@ -49,11 +49,11 @@ describe('DeliveryFeedsRepository (SQLite)', () => {
     await sut.takeLeases('one', ['webhook'], 20);
     await sleep(40);
     assert.equal((await sut.takeLeases('two', ['webhook'], LEASE_MS)).length, 1);
-    assert.equal(await sut.advance('hook-a', 'one', 5, attempt(5)), false);
+    assert.equal(await sut.advance('hook-a', 'one', 5, [attempt(5)]), false);
     assert.equal(await sut.recordFailure('hook-a', 'one', { attempts: 1, retryInMs: 100, error: 'HTTP 500' }, attempt(5)), false);
     assert.equal((await feed('hook-a')).cursor, 4);
     assert.deepEqual(await attemptsOf('hook-a'), [], 'no attempt kept for a write refused');
-    assert.equal(await sut.advance('hook-a', 'two', 5, attempt(5)), true);
+    assert.equal(await sut.advance('hook-a', 'two', 5, [attempt(5)]), true);
     assert.equal((await feed('hook-a')).cursor, 5);
   });
 
@@ -75,7 +75,7 @@ describe('DeliveryFeedsRepository (SQLite)', () => {
     assert.equal(held.attempts, 1);
     assert.equal(held.next_attempt_at, row.next_attempt_at);
 
-    assert.equal(await sut.advance('hook-a', 'one', 5, attempt(5, 2)), true);
+    assert.equal(await sut.advance('hook-a', 'one', 5, [attempt(5, 2)]), true);
     row = await feed('hook-a');
     assert.deepEqual([row.cursor, row.attempts, row.next_attempt_at, row.last_error], [5, 0, null, null]);
     assert.deepEqual(
@@ -103,10 +103,26 @@ describe('DeliveryFeedsRepository (SQLite)', () => {
     );
   });
 
+  it('writes a group of deliveries in one step: the cursor past the last, and each attempt dated when it ended', async () => {
+    await sut.takeLeases('one', ['webhook'], LEASE_MS);
+    const now = performance.now();
+    assert.equal(await sut.advance('hook-a', 'one', 8, [attempt(5, 1, now - 2_000), attempt(6, 1, now - 1_000), attempt(8, 1, now)]), true);
+    assert.equal((await feed('hook-a')).cursor, 8);
+    const rows = await attemptsOf('hook-a');
+    assert.deepEqual(
+      rows.map(({ event_id }) => event_id),
+      [5, 6, 8],
+    );
+    const [first, second, last] = rows.map(({ attempted_at }) => Date.parse(attempted_at));
+    assert.ok(Math.abs(last - first - 2_000) < 200, `${last - first} ms between the first and the last`);
+    assert.ok(Math.abs(last - second - 1_000) < 200, `${last - second} ms between the second and the last`);
+  });
+
   it(`keeps about the newest ${ATTEMPTS_KEPT} attempts of a feed`, async () => {
     await sut.takeLeases('one', ['webhook'], LEASE_MS);
-    for (let eventId = 5; eventId < 5 + ATTEMPTS_KEPT + 200; eventId++) {
-      await sut.advance('hook-a', 'one', eventId, attempt(eventId));
+    // In groups of 10, as a runner writes them: a group whose ids cross a multiple of 64 prunes.
+    for (let eventId = 5; eventId < 5 + ATTEMPTS_KEPT + 200; eventId += 10) {
+      await sut.advance('hook-a', 'one', eventId + 9, Array.from({ length: 10 }, (_, index) => attempt(eventId + index)));
     }
     const kept = await attemptsOf('hook-a');
     assert.ok(kept.length >= ATTEMPTS_KEPT && kept.length < ATTEMPTS_KEPT + 64, `${kept.length} kept`);

@@ -22,6 +22,8 @@ export interface AttemptRecord {
   status?: number;
   error?: string;
   durationMs: number;
+  /** performance.now() when the attempt ended: its row, written with its group (usually within 50 ms), is dated then. */
+  endedAt: number;
 }
 
 /** A failed attempt's consequence: a retry in `retryInMs`, or, without it, the feed turns failing. */
@@ -66,11 +68,11 @@ export class DeliveryFeedsRepository {
   }
 
   /**
-   * Moves the feed's cursor to `cursor` (an event delivered, or passed over by its filter), clears its
-   * failed attempts, and keeps the delivering attempt, in one transaction; false, and nothing written,
-   * when `owner` no longer holds the feed.
+   * Moves the feed's cursor to `cursor` (past the events delivered, or passed over by its filter), clears
+   * its failed attempts, and keeps the delivering attempts of a group of deliveries, in one transaction;
+   * false, and nothing written, when `owner` no longer holds the feed.
    */
-  advance(feedId: string, owner: string, cursor: number, delivered?: AttemptRecord): Promise<boolean> {
+  advance(feedId: string, owner: string, cursor: number, delivered: readonly AttemptRecord[] = []): Promise<boolean> {
     return this.transactions.run(async (trx) => {
       const moved = await trx
         .updateTable('delivery_feeds')
@@ -79,8 +81,8 @@ export class DeliveryFeedsRepository {
         .where('lease_owner', '=', owner)
         .returning('feed_id')
         .executeTakeFirst();
-      if (moved && delivered) {
-        await this.addAttempt(trx, feedId, delivered);
+      if (moved && delivered.length > 0) {
+        await this.addAttempts(trx, feedId, delivered);
       }
       return moved !== undefined;
     });
@@ -105,7 +107,7 @@ export class DeliveryFeedsRepository {
         .returning('feed_id')
         .executeTakeFirst();
       if (recorded) {
-        await this.addAttempt(trx, feedId, attempt);
+        await this.addAttempts(trx, feedId, [attempt]);
       }
       return recorded !== undefined;
     });
@@ -122,13 +124,24 @@ export class DeliveryFeedsRepository {
     );
   }
 
-  private async addAttempt(trx: Kysely<DB>, feedId: string, { eventId, attempt, status, error, durationMs }: AttemptRecord): Promise<void> {
-    const { id } = await trx
+  /** The attempts in one INSERT, each dated when it ended; the feed's oldest pruned when an id it gave is a multiple of PRUNE_EVERY. */
+  private async addAttempts(trx: Kysely<DB>, feedId: string, attempts: readonly AttemptRecord[]): Promise<void> {
+    const added = await trx
       .insertInto('delivery_attempts')
-      .values({ feed_id: feedId, event_id: eventId, attempt, status: status ?? null, error: error ?? null, duration_ms: Math.round(durationMs), attempted_at: databaseClock(trx) })
+      .values(
+        attempts.map(({ eventId, attempt, status, error, durationMs, endedAt }) => ({
+          feed_id: feedId,
+          event_id: eventId,
+          attempt,
+          status: status ?? null,
+          error: error ?? null,
+          duration_ms: Math.round(durationMs),
+          attempted_at: databaseClockIn(trx, endedAt - performance.now()),
+        })),
+      )
       .returning('id')
-      .executeTakeFirstOrThrow();
-    if (id % PRUNE_EVERY === 0) {
+      .execute();
+    if (added.some(({ id }) => id % PRUNE_EVERY === 0)) {
       await this.pruneAttempts(trx, feedId);
     }
   }

@@ -6,7 +6,7 @@ import type { ShownAuditEvent } from '../../audit';
 import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../../database';
 import { Metrics } from '../../observability';
 import { DeliveryFeedsRepository } from './delivery-feeds.repository';
-import { FeedRunner, type RunnerContext } from './feed-runner';
+import { FeedRunner, GROUP_MAX, type RunnerContext } from './feed-runner';
 import type { AttemptResult, FeedSender } from './feed-sender';
 
 const OWNER = 'this-instance';
@@ -44,6 +44,28 @@ class ScriptedSender implements FeedSender {
 
   close(): void {
     this.closed = true;
+  }
+}
+
+/** The real repository, its cursor writes counted, each made `delayMs` slower (a busy database's), the first `failures` of them failing. */
+class WatchedFeedsRepository extends DeliveryFeedsRepository {
+  writes = 0;
+
+  constructor(
+    db: Kysely<DB>,
+    private readonly delayMs: number,
+    private failures = 0,
+  ) {
+    super(db, new TransactionRunner(db));
+  }
+
+  override async advance(...args: Parameters<DeliveryFeedsRepository['advance']>): Promise<boolean> {
+    this.writes++;
+    await sleep(this.delayMs);
+    if (this.failures-- > 0) {
+      throw new Error('database unavailable');
+    }
+    return super.advance(...args);
   }
 }
 
@@ -145,12 +167,50 @@ describe('FeedRunner', () => {
     assert.deepEqual(warnings, ['feed hook: delivery paused for 1000 ms: database unavailable']);
   });
 
+  it('keeps its deliveries in groups: a few writes for many events, and never more than GROUP_MAX sent past what the database holds', async () => {
+    chain = Array.from({ length: 450 }, (_, index) => event(index + 1));
+    const watched = new WatchedFeedsRepository(db, 20);
+    context.feeds = watched;
+    let mostAhead = 0;
+    const sender = new (class extends ScriptedSender {
+      override async send(shown: ShownAuditEvent): Promise<AttemptResult> {
+        mostAhead = Math.max(mostAhead, shown.id - (await feed()).cursor);
+        return super.send(shown);
+      }
+    })();
+    await runUntil(new FeedRunner(await held(), sender, context), async () => (await feed()).cursor === 450);
+    assert.equal((await attempts()).length, 450, 'every delivery kept');
+    assert.ok(watched.writes <= 450 / 25, `${watched.writes} writes for 450 deliveries`);
+    assert.ok(mostAhead <= GROUP_MAX, `${mostAhead} events sent past the stored cursor, the one in flight included`);
+  });
+
+  it('writes the last group when it stops, before the lease is handed back', async () => {
+    const sender = new ScriptedSender();
+    const runner = new FeedRunner(await held(), sender, context);
+    const running = runner.run();
+    for (let waited = 0; sender.sent.length < 6 && waited < 5_000; waited++) {
+      await sleep(1);
+    }
+    runner.stop();
+    await running;
+    assert.equal((await feed()).cursor, 6);
+    assert.equal((await attempts()).length, 6);
+  });
+
+  it('sends a group again when its write fails: nothing is passed that the database does not hold', async () => {
+    context.feeds = new WatchedFeedsRepository(db, 0, 1);
+    const sender = new ScriptedSender();
+    await runUntil(new FeedRunner(await held(), sender, context), async () => (await feed()).cursor === 6);
+    assert.deepEqual(sender.sent, [1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(warnings, ['feed hook: delivery paused for 1000 ms: database unavailable']);
+  });
+
   it('stops, writing nothing, once another instance holds the lease', async () => {
     const first = await held();
     await db.updateTable('delivery_feeds').set({ lease_owner: 'another-instance' }).execute();
     const sender = new ScriptedSender();
     await new FeedRunner(first, sender, context).run();
-    assert.deepEqual(sender.sent, [1, 2], 'the first, whose cursor write was refused, and the one sent meanwhile: then it stops');
+    assert.deepEqual(sender.sent, [1, 2, 3, 4, 5, 6], 'one group, whose cursor write was refused: then it stops');
     assert.equal((await feed()).cursor, 0);
     assert.deepEqual(await attempts(), []);
   });

@@ -10,6 +10,19 @@ import { retryDelayMs } from './retry-delay';
 
 /** Events read per query. */
 const BATCH = 200;
+/**
+ * Deliveries are kept in the database in groups: the cursor past the last of them and their attempts'
+ * rows in one transaction, overlapping the next sends, once a group is this old ...
+ */
+export const GROUP_MS = 50;
+/**
+ * ... or half this many deliveries; and no event is sent while this many are not yet committed, so a
+ * process killed at any moment has its successor send again at most this many events, the one in flight
+ * included.
+ */
+export const GROUP_MAX = 100;
+/** A caught-up feed reads new events at most this often however often it is woken (every commit on SQLite): each read costs the decisions a query. */
+const READ_EVERY_MS = GROUP_MS;
 /** After the database failed it (a query, a commit), the runner waits this long before it starts again from its cursor, doubling while it keeps failing ... */
 const PAUSE_AFTER_ERROR_MS = 1_000;
 /** ... up to this. */
@@ -30,11 +43,10 @@ const aborted = (error: unknown) => error instanceof Error && error.name === 'Ab
 /**
  * Delivers one feed while this instance holds its lease: reads the events after its cursor, passes over
  * those the feed does not take, and sends the next one it takes, one at a time, in chain order. A
- * delivered event moves the cursor in the database; a failed one is retried after a backoff, and
- * nothing after it goes first, until WEBHOOK_MAX_ATTEMPTS failed attempts turn the feed failing (when its
- * sender `turnsFailing`: a webhook). The cursor moves only after a delivery (its write overlapping the
- * next send), so a process killed at any moment has its successor send again at most the event it was
- * sending and the one whose cursor it was writing. Every write names this instance as the lease's owner: one that lost the lease stops.
+ * delivered event moves the cursor, in the database with its group (GROUP_MS, GROUP_MAX), and on stop
+ * before the lease is handed back; a failed one is retried after a backoff, and nothing after it goes
+ * first, until WEBHOOK_MAX_ATTEMPTS failed attempts turn the feed failing (when its sender `turnsFailing`:
+ * a webhook). Every write names this instance as the lease's owner: one that lost the lease stops.
  */
 export class FeedRunner {
   readonly feedId: string;
@@ -48,12 +60,24 @@ export class FeedRunner {
   private readonly wakes = new EventTarget();
   private readonly stopping = new AbortController();
   private readonly firstRetryInMs: number;
+  /** The cursor the last group's write was given (committed or under way). */
+  private handedCursor: number;
+  /** The cursor the database holds, as far as this runner knows: a failed write sends again from here. */
+  private storedCursor: number;
+  /** Deliveries since the last group's write: their attempts, written with the cursor. */
+  private group: AttemptRecord[] = [];
+  /** When the cursor moved past handedCursor: the group is written GROUP_MS after. */
+  private groupSince?: number;
   /**
-   * The cursor write of the last delivery, still under way while the next event is sent: a send does not
-   * wait for the commit before it, and the writes stay in order, each awaiting the one before (stored()).
-   * False once the lease was lost; a failure of the database surfaces where it is next awaited.
+   * The last group's write, under way while the next events are sent, or done: the writes stay in order,
+   * each awaiting the one before (written()). False once the lease was lost; a failure of the database
+   * surfaces where it is next awaited.
    */
-  private storing: Promise<boolean> = Promise.resolve(true);
+  private writing: Promise<boolean> = Promise.resolve(true);
+  /** Deliveries in the write under way. */
+  private deliveriesInWrite = 0;
+  /** When the last batch was read (performance.now()). */
+  private lastReadAt = -Infinity;
   /** Batches in a row that failed on an error (a database down, a secret that no longer opens). */
   private errorsInARow = 0;
 
@@ -64,6 +88,8 @@ export class FeedRunner {
   ) {
     this.feedId = feed.feed_id;
     this.cursor = feed.cursor;
+    this.handedCursor = feed.cursor;
+    this.storedCursor = feed.cursor;
     this.attempts = feed.attempts;
     this.firstRetryInMs = feed.next_attempt_at === null ? 0 : Math.max(0, Date.parse(feed.next_attempt_at) - Date.parse(feed.now));
   }
@@ -93,8 +119,8 @@ export class FeedRunner {
         }
       }
     } finally {
-      // The last delivery's cursor, before the dispatcher hands the lease back.
-      await this.stored().catch(() => false);
+      // The last deliveries' cursor, before the dispatcher hands the lease back.
+      await this.writeGroup().catch(() => false);
       this.sender.close();
     }
   }
@@ -121,30 +147,23 @@ export class FeedRunner {
   /** One batch of events after the cursor; true when it found the feed caught up. */
   private async deliverBatch(): Promise<boolean> {
     this.woken = false;
-    if (!(await this.stored()) || !(await this.sender.refresh())) {
+    if (!(await this.sender.refresh())) {
       this.stop();
       return false;
     }
+    this.lastReadAt = performance.now();
     const events = await this.context.events.after(this.cursor, BATCH);
-    let passed = this.cursor;
     for (const event of events) {
       this.pendingSince = event.occurred_at;
-      if (this.sender.takes(event)) {
-        if (!(await this.deliver(event))) {
-          return false;
-        }
+      if (this.sender.takes(event) && !(await this.deliver(event))) {
+        return false;
       }
-      passed = event.id;
+      this.moveCursor(event.id);
+      if (!(await this.writeGroupWhenDue())) {
+        return false;
+      }
     }
     this.pendingSince = undefined;
-    if (!(await this.stored())) {
-      return false;
-    }
-    // Only passed-over events since the last delivery: their place is stored once per batch.
-    if (passed > this.cursor && !(await this.store(passed))) {
-      this.stop();
-      return false;
-    }
     return events.length < BATCH;
   }
 
@@ -155,20 +174,17 @@ export class FeedRunner {
       const attempt = this.attempts + 1;
       const started = performance.now();
       const result = await this.sender.send(event, attempt, this.stopping.signal);
-      const record = { eventId: event.id, attempt, status: result.status, durationMs: performance.now() - started };
+      const endedAt = performance.now();
+      const record = { eventId: event.id, attempt, status: result.status, durationMs: endedAt - started, endedAt };
       if (result.delivered) {
         metrics.feedEventDelivered(this.feedId);
         this.attempts = 0;
-        if (!(await this.stored())) {
-          return false;
-        }
-        // Stored even when stopping: the receiver has it, and sending it again is what the cursor avoids.
-        this.storing = this.store(event.id, record);
-        // Handled where it is next awaited; marked handled now, so a failure meanwhile is no unhandled rejection.
-        this.storing.catch(() => undefined);
+        // Kept even when stopping: the receiver has it, and sending it again is what the cursor avoids.
+        this.group.push(record);
         return true;
       }
-      if (this.stopped || !(await this.stored())) {
+      // The failure is counted against the event after the stored cursor: the deliveries before it first.
+      if (this.stopped || !(await this.writeGroup())) {
         return false;
       }
       const failing = this.sender.turnsFailing && attempt >= config.maxAttempts;
@@ -194,24 +210,83 @@ export class FeedRunner {
     }
   }
 
-  /** Moves the cursor in the database, with the delivering attempt; false when the lease is no longer this instance's. */
-  private async store(cursor: number, delivered?: AttemptRecord): Promise<boolean> {
-    const moved = await this.context.feeds.advance(this.feedId, this.context.owner, cursor, delivered);
-    if (moved) {
-      this.cursor = cursor;
-    }
-    return moved;
+  /** The event is delivered or passed over: the cursor moves past it here, and in the database with its group. */
+  private moveCursor(eventId: number): void {
+    this.cursor = eventId;
+    this.groupSince ??= performance.now();
   }
 
-  /** Waits for the last delivery's cursor write: false, and the runner stopped, when the lease was lost; throws, once, what failed it. */
-  private async stored(): Promise<boolean> {
-    const storing = this.storing;
-    this.storing = Promise.resolve(true);
-    if (!(await storing)) {
-      this.stop();
-      return false;
+  private get uncommittedDeliveries(): number {
+    return this.group.length + this.deliveriesInWrite;
+  }
+
+  /** Milliseconds until the group is due to be written; undefined when there is none. */
+  private groupDueInMs(): number | undefined {
+    return this.groupSince === undefined ? undefined : this.groupSince + GROUP_MS - performance.now();
+  }
+
+  /**
+   * Starts the group's write when it is GROUP_MS old or holds half of GROUP_MAX deliveries, and waits for
+   * it when GROUP_MAX are not committed; false when the lease was lost.
+   */
+  private async writeGroupWhenDue(): Promise<boolean> {
+    if (this.uncommittedDeliveries >= GROUP_MAX) {
+      return this.writeGroup();
+    }
+    const dueInMs = this.groupDueInMs();
+    if (this.group.length >= GROUP_MAX / 2 || (dueInMs !== undefined && dueInMs <= 0)) {
+      return this.startWrite();
     }
     return true;
+  }
+
+  /** Writes the group and waits for it (and the write before it): false when the lease was lost. */
+  private async writeGroup(): Promise<boolean> {
+    return (await this.startWrite()) && (await this.written());
+  }
+
+  /** Waits for the write under way, then starts the group's (not awaited: the next events go out meanwhile); false when the lease was lost. */
+  private async startWrite(): Promise<boolean> {
+    if (!(await this.written())) {
+      return false;
+    }
+    if (this.cursor === this.handedCursor) {
+      return true;
+    }
+    const [cursor, group] = [this.cursor, this.group];
+    this.handedCursor = cursor;
+    this.group = [];
+    this.groupSince = undefined;
+    this.deliveriesInWrite = group.length;
+    this.writing = this.context.feeds.advance(this.feedId, this.context.owner, cursor, group).then((moved) => {
+      this.storedCursor = moved ? cursor : this.storedCursor;
+      return moved;
+    });
+    // Handled where it is next awaited; marked handled now, so a failure meanwhile is no unhandled rejection.
+    this.writing.catch(() => undefined);
+    return true;
+  }
+
+  /**
+   * Waits for the write under way: false, and the runner stopped, when the lease was lost. When it failed,
+   * the runner goes back to the stored cursor, to send again what that write and the group after it held,
+   * and throws, once, what failed it.
+   */
+  private async written(): Promise<boolean> {
+    const writing = this.writing;
+    this.writing = Promise.resolve(true);
+    try {
+      if (!(await writing)) {
+        this.stop();
+        return false;
+      }
+      return true;
+    } catch (error) {
+      [this.cursor, this.handedCursor, this.group, this.groupSince] = [this.storedCursor, this.storedCursor, [], undefined];
+      throw error;
+    } finally {
+      this.deliveriesInWrite = 0;
+    }
   }
 
   /** Waits `ms`, or less if the runner stops; wakes do not shorten it. */
@@ -226,15 +301,27 @@ export class FeedRunner {
     });
   }
 
-  /** A caught-up runner waits for a wake (the dispatcher's: new events) or the stop. */
+  /**
+   * A caught-up runner writes its group when due, and waits for a wake (the dispatcher's: new events) or
+   * the stop; it reads again READ_EVERY_MS after its last read at the soonest.
+   */
   private async idle(): Promise<void> {
-    if (this.woken || this.stopped) {
-      return;
-    }
-    await once(this.wakes, 'wake', { signal: this.stopping.signal }).catch((error: unknown) => {
-      if (!aborted(error)) {
-        throw error;
+    while (!this.woken && !this.stopped) {
+      const dueInMs = this.groupDueInMs();
+      if (dueInMs !== undefined && dueInMs <= 0) {
+        if (!(await this.writeGroup())) {
+          return;
+        }
+        continue;
       }
-    });
+      const signal = dueInMs === undefined ? this.stopping.signal : AbortSignal.any([this.stopping.signal, AbortSignal.timeout(Math.ceil(dueInMs))]);
+      await once(this.wakes, 'wake', { signal }).catch((error: unknown) => {
+        // The stop, or the group's time: once() rejects with an AbortError for either.
+        if (!aborted(error)) {
+          throw error;
+        }
+      });
+    }
+    await this.pause(this.lastReadAt + READ_EVERY_MS - performance.now());
   }
 }

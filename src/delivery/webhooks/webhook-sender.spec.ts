@@ -111,10 +111,31 @@ describe('WebhookSender', () => {
     await sut.refresh();
     answer = () => undefined;
     assert.deepEqual(await sut.send(EVENT, 1, never), { delivered: false, error: 'no answer within WEBHOOK_TIMEOUT_MS (200 ms)' });
+    // A status in time is not enough: the whole answer must come within the timeout.
+    answer = (response) => response.writeHead(200).write('partial');
+    assert.deepEqual(await sut.send(EVENT, 1, never), { delivered: false, error: 'no answer within WEBHOOK_TIMEOUT_MS (200 ms)' });
     const stopping = new AbortController();
     setTimeout(() => stopping.abort(), 50);
     assert.deepEqual(await sut.send(EVENT, 2, stopping.signal), { delivered: false, error: 'stopped: the instance stopped delivering the feed' });
     sut.close();
+  });
+
+  it('sends one delivery after another on one kept-alive connection', async () => {
+    const connections: unknown[] = [];
+    const counting = (socket: unknown) => connections.push(socket);
+    server.on('connection', counting);
+    const sut = sender();
+    await sut.refresh();
+    for (let id = 1; id <= 5; id++) {
+      assert.deepEqual(await sut.send({ ...EVENT, id }, 1, never), { delivered: true, status: 204 });
+    }
+    sut.close();
+    server.off('connection', counting);
+    assert.deepEqual(
+      received.map(({ headers }) => headers['webhook-id']),
+      ['1', '2', '3', '4', '5'],
+    );
+    assert.equal(connections.length, 1, 'one connection for the five');
   });
 
   it('refuses to connect to a forbidden address, a literal or a name, without reaching it', async () => {
