@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { waitUntil } from '../test/support/wait';
-import { assetId, generateFleet } from './fleet-data';
+import { generateFleet } from './fleet-data';
 import {
   bearerToken,
   CLIENT_CPU,
@@ -14,6 +14,7 @@ import {
   machine,
   machineLine,
   measureDecisions,
+  pacedDecommissions,
   pinDriverToClientCpu,
   positiveOption,
   ROUND_OPTIONS,
@@ -23,7 +24,7 @@ import {
   type Target,
   TICKS_PER_SECOND,
 } from './lab';
-import { asRun, nearestRank, type PacedRequest, steadyStream } from './paced-load';
+import { asRun, nearestRank } from './paced-load';
 import { answersCheck, type Check, formatCheck, ratios, reportFailedChecks, type SideResult, type Spread, spread } from './report';
 import { DECOMMISSIONS_PER_SECOND_BOUND, WORKLOADS } from './workloads';
 
@@ -138,16 +139,6 @@ function residentMb(target: Target): number {
   return Number(kilobytes) / 1024;
 }
 
-/** Paced decommissions of fresh assets on the instance, one officer, `rate` a second. */
-function pacedDecommissions(target: Target, options: Options, sent: string[] = []) {
-  const officer = bearerToken(DECOMMISSION.requests.clearance);
-  return steadyStream(target.server.url, options.rate, options.pacedSeconds, (): PacedRequest => {
-    const asset = assetId(target.assets.next++);
-    sent.push(asset);
-    return { path: `/v1/assets/${asset}`, authorization: officer, forwardedFor: '127.0.0.1' };
-  });
-}
-
 /** Ticks CLIENT_CPU has been busy (anything but idle and iowait), and in all. */
 function clientCpuTicks(): { busy: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8')
@@ -168,12 +159,12 @@ interface MemoryResult {
 /** RSS after the same paced decommissions, first with no stream, then with the streams open and caught up. */
 async function measureMemory(target: Target, options: Options): Promise<MemoryResult> {
   const side: SideResult = { label: 'paced decommissions', rounds: [] };
-  side.rounds.push(asRun(await pacedDecommissions(target, options), options.pacedSeconds));
+  side.rounds.push(asRun(await pacedDecommissions(target, options.rate, options.pacedSeconds), options.pacedSeconds));
   await sleep(SETTLE_MS);
   const withoutMb = residentMb(target);
   const streams = await openStreams(target, options.streams);
   try {
-    const answers = await pacedDecommissions(target, options);
+    const answers = await pacedDecommissions(target, options.rate, options.pacedSeconds);
     side.rounds.push(asRun(answers, options.pacedSeconds));
     const allReceived = await delivered(streams, answers.length);
     await sleep(SETTLE_MS);
@@ -258,7 +249,7 @@ async function measureCrossInstance(a: Target, b: Target, options: Options): Pro
   const stream = await AuditEventStream.open(b.server.url, bearerToken(7), (data) => arrivals.set((JSON.parse(data) as { asset_id: string }).asset_id, performance.now()));
   const sent: string[] = [];
   try {
-    const answers = await pacedDecommissions(a, options, sent);
+    const answers = await pacedDecommissions(a, options.rate, options.pacedSeconds, sent);
     const allowed = answers.flatMap((answer, index) => (answer.status === DECOMMISSION.status ? [{ asset: sent[index], answeredAt: answer.answeredAt }] : []));
     const allReceived = await delivered([stream], allowed.length);
     const delays = allowed.flatMap(({ asset, answeredAt }) => {

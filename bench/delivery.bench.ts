@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { waitUntil } from '../test/support/wait';
-import { assetId, generateFleet } from './fleet-data';
-import { bearerToken, Lab, loadAverageText, machine, machineLine, measureDecisions, pinDriverToClientCpu, positiveOption, ROUND_OPTIONS, serverCpuSeconds, sqliteFleet, type Target } from './lab';
-import { asRun, nearestRank, type PacedRequest, steadyStream } from './paced-load';
+import { generateFleet } from './fleet-data';
+import { bearerToken, Lab, loadAverageText, machine, machineLine, measureDecisions, pacedDecommissions, pinDriverToClientCpu, positiveOption, ROUND_OPTIONS, serverCpuSeconds, sqliteFleet, type Target } from './lab';
+import { asRun, nearestRank } from './paced-load';
 import { answersCheck, type Check, formatCheck, ratios, reportFailedChecks, type SideResult, type Spread, spread } from './report';
 import { DECOMMISSIONS_PER_SECOND_BOUND, WORKLOADS } from './workloads';
 
@@ -135,16 +135,6 @@ async function newestEventId(target: Target): Promise<number> {
   const response = await fetch(`${target.server.url}/v1/audit/events?limit=1`, { headers: { Authorization: bearerToken(7), 'X-Forwarded-For': '127.0.0.1' } });
   const body = (await response.json()) as { data: { events: { id: number }[] } };
   return body.data.events[0]?.id ?? 0;
-}
-
-/** Paced decommissions of fresh assets, `rate` a second for `seconds`. */
-function pacedDecommissions(target: Target, rate: number, seconds: number, sent: string[] = []) {
-  const officer = bearerToken(DECOMMISSION.requests.clearance);
-  return steadyStream(target.server.url, rate, seconds, (): PacedRequest => {
-    const asset = assetId(target.assets.next++);
-    sent.push(asset);
-    return { path: `/v1/assets/${asset}`, authorization: officer, forwardedFor: '127.0.0.1' };
-  });
 }
 
 const received = (receivers: Receiver[], events: number) =>

@@ -8,9 +8,10 @@ import { type AuditOutcome, countRows, type DB } from '../src/database';
 import { createTestDatabase, type TestDatabase } from '../test/support/databases';
 import { type RunningServer, runScript, SCRIPTS, type ServerOptions, startServer } from '../test/support/processes';
 import { signHs256 } from '../test/support/tokens';
-import { type FleetSize, generateFleet, openDatabase } from './fleet-data';
+import { assetId, type FleetSize, generateFleet, openDatabase } from './fleet-data';
+import { type Answer, type PacedRequest, steadyStream } from './paced-load';
 import type { Check } from './report';
-import { BASE_VESSELS, type Workload } from './workloads';
+import { BASE_VESSELS, type Workload, WORKLOADS } from './workloads';
 import { combineRuns, runWrk, type WrkResult } from './wrk';
 
 /** The checkout: bench/results/ is written here. */
@@ -281,3 +282,13 @@ export const ROUND_OPTIONS = {
   'warm-up': { type: 'string' },
   connections: { type: 'string' },
 } as const;
+
+/** Decommissions of fresh assets on the instance, one officer, `rate` a second for `seconds`; each asset is pushed to `sent` as it goes. */
+export function pacedDecommissions(target: Target, rate: number, seconds: number, sent: string[] = []): Promise<Answer[]> {
+  const officer = bearerToken(WORKLOADS.decommission.requests.clearance);
+  return steadyStream(target.server.url, rate, seconds, (): PacedRequest => {
+    const asset = assetId(target.assets.next++);
+    sent.push(asset);
+    return { path: `/v1/assets/${asset}`, authorization: officer, forwardedFor: '127.0.0.1' };
+  });
+}
