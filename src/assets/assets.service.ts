@@ -60,37 +60,29 @@ export class AssetsService {
 
   /**
    * Every asset named leaves the active records, or none does: one transaction, one asset.decommission
-   * event each, carrying the batch's id. Each asset is decommissioned by DELETE's conditional UPDATE,
-   * in asset_id order, so concurrent batches and DELETEs lock shared rows in one order (no deadlock on
-   * PostgreSQL) and each asset is decommissioned once. A batch naming an absent or decommissioned
-   * asset changes nothing and says which (404, or 409 when all exist), recorded as a refusal.
+   * event each, carrying the batch's id, in the order given. The assets are decommissioned by one
+   * conditional UPDATE, after their rows are locked in asset_id order on PostgreSQL, so concurrent
+   * batches and DELETEs cannot deadlock and each asset is decommissioned once. A batch naming an absent
+   * or decommissioned asset changes nothing and says which (404, or 409 when all exist), recorded as a refusal.
    */
   async decommissionBatch(assetIds: string[], request: DecommissionAssetDto, officer: Actor, origin: RequestOrigin): Promise<BatchDecommissionedDto> {
     const batchId = randomUUID();
     const record = { decommission_reason: request.reason, authorized_by: request.authorized_by };
     const decommissioned = await this.transactions.run(async (trx) => {
-      const changed = new Map<string, DecommissionedAssetRow>();
-      const refused = new Set<string>();
-      for (const assetId of [...assetIds].sort()) {
-        const asset = await this.assets.decommission(trx, assetId, record);
-        if (asset) {
-          changed.set(assetId, asset);
-        } else {
-          refused.add(assetId);
-        }
-      }
-      if (refused.size > 0) {
-        const existing = await this.assets.existing(trx, [...refused]);
-        const inOrder = assetIds.filter((assetId) => refused.has(assetId));
+      const changed = new Map((await this.assets.decommissionAll(trx, assetIds, record)).map((asset) => [asset.asset_id, asset]));
+      const refused = assetIds.filter((assetId) => !changed.has(assetId));
+      if (refused.length > 0) {
+        const existing = await this.assets.existing(trx, refused);
         throw new BatchDecommissionRefusedError(
-          inOrder.filter((assetId) => !existing.has(assetId)),
-          inOrder.filter((assetId) => existing.has(assetId)),
+          refused.filter((assetId) => !existing.has(assetId)),
+          refused.filter((assetId) => existing.has(assetId)),
         );
       }
       const details = { batch_id: batchId, reason: request.reason, authorized_by: request.authorized_by };
-      for (const assetId of assetIds) {
-        await this.audit.append(trx, { action: ASSET_ACTIONS.decommission, outcome: 'allowed', actor: officer, origin: { ...origin, assetId }, details });
-      }
+      await this.audit.appendAll(
+        trx,
+        assetIds.map((assetId) => ({ action: ASSET_ACTIONS.decommission, outcome: 'allowed' as const, actor: officer, origin: { ...origin, assetId }, details })),
+      );
       return assetIds.map((assetId) => changed.get(assetId) as DecommissionedAssetRow);
     });
     decommissioned.forEach(() => this.metrics.decommissionAllowed());
