@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import request, { type Response } from 'supertest';
+import { AssetsRepository } from '../src/assets/assets.repository';
 import { describeEachDatabase } from './support/databases';
 import { ACCESS_DENIED, auditEventsOf, decideRequest, decommission, expectErrorBody, listDecommissionRequests, verifyAuditChain } from './support/http';
 import type { RunningServer } from './support/processes';
 import { startInstanceBeside, startTestApp, type TestApp } from './support/test-app';
+import { waitFor } from './support/wait';
 
 const ASK = { reason: 'Squadron retired', authorized_by: 'Grand Moff Tarkin' };
 const DECOMMISSION_KEYS = ['asset_id', 'asset_type', 'former_pilot', 'decommission_reason', 'decommissioned_at', 'authorized_by'];
@@ -101,6 +104,54 @@ describeEachDatabase('POST /v1/assets/decommissions', (engine) => {
     assert.deepEqual(again.body, first.body);
     assert.equal((await auditEventsOf(t, assetIds[0])).length, 1);
   });
+
+  it(
+    'locks the rows of concurrent batches in asset_id order, whichever order their plans read them in, so two batches over the same assets cannot deadlock',
+    { skip: engine === 'sqlite' && 'PostgreSQL only: SQLite runs one write transaction at a time' },
+    async () => {
+      // Stored in the other order than their ids': a sequential scan reads DLK-0002 first, the primary key's index DLK-0001 first.
+      const assetIds = ['DLK-0002', 'DLK-0001'];
+      for (const asset_id of assetIds) {
+        await t.db.insertInto('assets').values({ asset_id, asset_type: 'vehicle', former_pilot: 'TK-1' }).execute();
+      }
+      const repository = t.app.get(AssetsRepository);
+      let release = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let held = () => {};
+      const holding = new Promise<void>((resolve) => (held = resolve));
+      // Another transaction holds DLK-0001: a batch that reads DLK-0002 first takes it and waits there, behind one that reads DLK-0001 first.
+      const holder = t.db.transaction().execute(async (trx) => {
+        await trx.selectFrom('assets').select('asset_id').where('asset_id', '=', 'DLK-0001').forUpdate().execute();
+        held();
+        await released;
+      });
+      await holding;
+      const batchReading = (disabled: string[]) =>
+        t.db.transaction().execute(async (trx) => {
+          for (const setting of disabled) {
+            await sql.raw(`set local ${setting} = off`).execute(trx);
+          }
+          return repository.decommissionAll(trx, assetIds, { decommission_reason: ASK.reason, authorized_by: ASK.authorized_by });
+        });
+      const waitingOnLocks = (count: number) =>
+        waitFor(async () => {
+          const { rows } = await sql<{ waiting: string }>`select count(*) as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(t.db);
+          return Number(rows[0].waiting) >= count ? true : undefined;
+        });
+      const byIndex = batchReading(['enable_seqscan', 'enable_bitmapscan']);
+      await waitingOnLocks(1);
+      const bySequentialScan = batchReading(['enable_indexscan', 'enable_bitmapscan']);
+      await waitingOnLocks(2);
+      release();
+      await holder;
+      const outcomes = await Promise.allSettled([byIndex, bySequentialScan]);
+      assert.deepEqual(
+        outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.length : String(outcome.reason))).sort(),
+        [0, 2],
+        'one batch decommissions both, the other finds them taken; neither deadlocks',
+      );
+    },
+  );
 
   describe('50 concurrent batches and DELETEs over overlapping assets, on two instances', () => {
     let beside: RunningServer;

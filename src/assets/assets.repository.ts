@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type ExpressionBuilder, Kysely, type NotNull } from 'kysely';
-import { type AssetRow, type AssetStatus, CompiledStatement, countRows, databaseClock, type DB, readInKeyOrder, type NewAsset, selectPage, upsertRows, type UpsertCounts } from '../database';
+import { type Expression, type ExpressionBuilder, Kysely, type NotNull, type SqlBool } from 'kysely';
+import { type AssetRow, type AssetStatus, CompiledStatement, countRows, databaseClock, type DB, lockInKeyOrder, readInKeyOrder, type NewAsset, selectPage, upsertRows, type UpsertCounts } from '../database';
 
 /** What the API shows of an asset record, in the order it shows it. */
 export const ASSET_COLUMNS = [
@@ -43,6 +43,19 @@ export const isStillRecord = (expected: AssetRecord) => (eb: ExpressionBuilder<D
 /** The asset as the decommission returns it. */
 export type DecommissionedAssetRow = Pick<AssetRow, (typeof DECOMMISSIONED_ASSET_COLUMNS)[number]> & { [K in keyof DecommissionRecord | 'decommissioned_at']: string };
 
+/** What a decommission sets: the record, the database's clock, the status. */
+const decommissioned = (db: Kysely<DB>, record: DecommissionRecord) => ({ ...record, decommissioned_at: databaseClock(db), status: 'decommissioned' as const });
+
+/** Those of the assets matched that are active, decommissioned, each returned as the decommission answers it. */
+const decommissionWhere = (db: Kysely<DB>, record: DecommissionRecord, matched: (eb: ExpressionBuilder<DB, 'assets'>) => Expression<SqlBool>) =>
+  db
+    .updateTable('assets')
+    .set(decommissioned(db, record))
+    .where(matched)
+    .where('status', '=', 'active')
+    .returning(DECOMMISSIONED_ASSET_COLUMNS)
+    .$narrowType<{ [K in keyof DecommissionRecord | 'decommissioned_at']: NotNull }>();
+
 @Injectable()
 export class AssetsRepository {
   /** Every decommission runs it, so its SQL is built once (CompiledStatement in the database module says why). */
@@ -50,13 +63,7 @@ export class AssetsRepository {
 
   constructor(private readonly db: Kysely<DB>) {
     this.decommissionStatement = new CompiledStatement(db, ['asset_id', 'decommission_reason', 'authorized_by'], (db, { asset_id, ...record }: DecommissionedAsset) =>
-      db
-        .updateTable('assets')
-        .set({ ...record, decommissioned_at: databaseClock(db), status: 'decommissioned' })
-        .where('asset_id', '=', asset_id)
-        .where('status', '=', 'active')
-        .returning(DECOMMISSIONED_ASSET_COLUMNS)
-        .$narrowType<{ [K in keyof DecommissionRecord | 'decommissioned_at']: NotNull }>(),
+      decommissionWhere(db, record, (eb) => eb('asset_id', '=', asset_id)),
     );
   }
 
@@ -69,18 +76,20 @@ export class AssetsRepository {
   async decommission(trx: Kysely<DB>, assetId: string, record: DecommissionRecord, expected?: AssetRecord): Promise<DecommissionedAssetRow | undefined> {
     const { decommission_reason, authorized_by } = record;
     if (expected) {
-      return trx
-        .updateTable('assets')
-        .set({ decommission_reason, authorized_by, decommissioned_at: databaseClock(trx), status: 'decommissioned' })
-        .where('asset_id', '=', assetId)
-        .where('status', '=', 'active')
-        .where(isStillRecord(expected))
-        .returning(DECOMMISSIONED_ASSET_COLUMNS)
-        .$narrowType<{ [K in keyof DecommissionRecord | 'decommissioned_at']: NotNull }>()
-        .executeTakeFirst();
+      return decommissionWhere(trx, { decommission_reason, authorized_by }, (eb) => eb.and([eb('asset_id', '=', assetId), isStillRecord(expected)(eb)])).executeTakeFirst();
     }
     const [asset] = await this.decommissionStatement.run(trx, { asset_id: assetId, decommission_reason, authorized_by });
     return asset;
+  }
+
+  /**
+   * The decommission of those of `assetIds` that are active, inside `trx`, in one conditional UPDATE that
+   * returns each asset it changed (in no particular order). On PostgreSQL their rows are locked first in
+   * asset_id order (lockInKeyOrder), so batches that share assets, and DELETEs, cannot deadlock.
+   */
+  async decommissionAll(trx: Kysely<DB>, assetIds: readonly string[], record: DecommissionRecord): Promise<DecommissionedAssetRow[]> {
+    await lockInKeyOrder(trx, 'assets', 'asset_id', assetIds);
+    return decommissionWhere(trx, record, (eb) => eb('asset_id', 'in', assetIds)).execute();
   }
 
   /**

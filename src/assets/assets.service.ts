@@ -66,9 +66,9 @@ export class AssetsService {
 
   /**
    * Every asset named leaves the active records, or none does: one transaction, one asset.decommission
-   * event each, carrying the batch's id (and, for an approval, its request's). Each asset is
-   * decommissioned by DELETE's conditional UPDATE, in asset_id order, so concurrent batches and DELETEs
-   * lock shared rows in one order (no deadlock on PostgreSQL) and each asset is decommissioned once. A
+   * event each, carrying the batch's id (and, for an approval, its request's), in the order given. The
+   * assets are decommissioned by one conditional UPDATE, after their rows are locked in asset_id order on
+   * PostgreSQL, so concurrent batches and DELETEs cannot deadlock and each asset is decommissioned once. A
    * batch naming an absent or decommissioned asset changes nothing and says which (404, or 409 when all
    * exist), recorded as a refusal of the decommission.
    */
@@ -76,23 +76,16 @@ export class AssetsService {
     const batchId = terms.approved?.batchId ?? randomUUID();
     const record = { decommission_reason: request.reason, authorized_by: request.authorized_by };
     const decommissioned = await this.transactions.run(async (trx) => {
-      const changed = new Map<string, DecommissionedAssetRow>();
-      const refused = new Set<string>();
-      for (const assetId of [...assetIds].sort()) {
-        const asset = await this.assets.decommission(trx, assetId, record);
-        if (asset) {
-          changed.set(assetId, asset);
-        } else {
-          refused.add(assetId);
-        }
-      }
+      const changed = new Map((await this.assets.decommissionAll(trx, assetIds, record)).map((asset) => [asset.asset_id, asset]));
+      const refused = new Set(assetIds.filter((assetId) => !changed.has(assetId)));
       if (refused.size > 0) {
         throw await this.batchRefusal(trx, assetIds, refused, new Map(), 'Nothing was decommissioned');
       }
       const details = { request_id: terms.approved?.requestId, batch_id: batchId, reason: request.reason, authorized_by: request.authorized_by };
-      for (const assetId of assetIds) {
-        await this.audit.append(trx, { action: ASSET_ACTIONS.decommission, outcome: 'allowed', actor: officer, origin: { ...origin, assetId }, details });
-      }
+      await this.audit.appendAll(
+        trx,
+        assetIds.map((assetId) => ({ action: ASSET_ACTIONS.decommission, outcome: 'allowed' as const, actor: officer, origin: { ...origin, assetId }, details })),
+      );
       return assetIds.map((assetId) => changed.get(assetId) as DecommissionedAssetRow);
     });
     decommissioned.forEach(() => this.metrics.decommissionAllowed());

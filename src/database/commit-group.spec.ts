@@ -92,7 +92,7 @@ describe('CommitGroup', () => {
 
     const handing = (name: string, end: GroupEnd<string>, fail = false) => async (trx: Kysely<DB>) => {
       await insert(name)(trx);
-      await atGroupEnd(trx, end, name);
+      await atGroupEnd(trx, end, [name]);
       if (fail) {
         throw new Error(`${name} refused`);
       }

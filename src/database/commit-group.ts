@@ -27,15 +27,15 @@ interface Handed {
 const handedIn = new WeakMap<Kysely<DB>, Handed[]>();
 
 /**
- * Hands `item` to `end`, which the commit group whose transaction `trx` is runs before it commits; in
- * any other transaction, `end` runs at once with `item` alone.
+ * Hands `items` to `end`, which the commit group whose transaction `trx` is runs before it commits; in
+ * any other transaction, `end` runs at once with `items` alone.
  */
-export async function atGroupEnd<Item>(trx: Kysely<DB>, end: GroupEnd<Item>, item: Item): Promise<void> {
+export async function atGroupEnd<Item>(trx: Kysely<DB>, end: GroupEnd<Item>, items: readonly Item[]): Promise<void> {
   const handed = handedIn.get(trx);
   if (handed) {
-    handed.push({ end, item });
+    handed.push(...items.map((item) => ({ end, item })));
   } else {
-    await end.endGroup(trx, [item]);
+    await end.endGroup(trx, [...items]);
   }
 }
 

@@ -79,3 +79,16 @@ export async function trySerializeWithin(trx: AnyKysely, space: string, key: str
   const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtext(${space}), hashtext(${key})) as locked`.execute(trx);
   return rows[0]?.locked === true;
 }
+
+/**
+ * Locks the rows of `table` whose `key` is one of `keys` until `trx` ends, in key order: on PostgreSQL a
+ * SELECT ... ORDER BY ... FOR UPDATE, which locks rows in the order it sorts them, so transactions that
+ * each change several of the same rows lock them in one order and cannot deadlock (an UPDATE of many
+ * rows locks them in whatever order its plan reads them). SQLite needs none: a database's write
+ * transactions run one after another.
+ */
+export async function lockInKeyOrder(trx: AnyKysely, table: string, key: string, keys: readonly string[]): Promise<void> {
+  if (isPostgres(trx)) {
+    await trx.selectFrom(table).select(key).where(key, 'in', keys).orderBy(key).forUpdate().execute();
+  }
+}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Kysely } from 'kysely';
-import { type DB, trySerializeWithin } from '../database';
+import { Kysely } from 'kysely';
+import { CompiledStatement, type DB, trySerializeWithin } from '../database';
 
 /** A key is its caller's: the same text from another caller is another key. */
 export interface CallerKey {
@@ -29,8 +29,52 @@ export interface KeptAnswer {
   body: unknown;
 }
 
+/** A claim's row, as inserted (its state is in_progress) or retaken. */
+interface ClaimRow extends Omit<KeyClaim, 'key' | 'token' | 'claimedAt' | 'expiresAt'> {
+  idempotency_key: string;
+  claim_token: string;
+  claimed_at: string;
+  expires_at: string;
+}
+
+/** The answer kept on a claim's row, named by the claim's token. */
+interface CompletedRow extends Pick<ClaimRow, 'caller' | 'idempotency_key' | 'claim_token'> {
+  status: number;
+  headers: string;
+  body: string;
+}
+
+const CLAIM_COLUMNS = ['caller', 'idempotency_key', 'method', 'path', 'fingerprint', 'claim_token', 'claimed_at', 'expires_at'] as const satisfies readonly (keyof ClaimRow)[];
+
+function compileKeyStatements(db: Kysely<DB>) {
+  return {
+    insertClaim: new CompiledStatement(db, CLAIM_COLUMNS, (db, row: ClaimRow) =>
+      db
+        .insertInto('idempotency_keys')
+        .values({ ...row, state: 'in_progress' })
+        .onConflict((conflict) => conflict.columns(['caller', 'idempotency_key']).doNothing())
+        .returning('claim_token'),
+    ),
+    complete: new CompiledStatement(db, ['status', 'headers', 'body', 'caller', 'idempotency_key', 'claim_token'], (db, row: CompletedRow) =>
+      db
+        .updateTable('idempotency_keys')
+        .set({ state: 'completed', status: row.status, headers: row.headers, body: row.body })
+        .where('caller', '=', row.caller)
+        .where('idempotency_key', '=', row.idempotency_key)
+        .where('claim_token', '=', row.claim_token),
+    ),
+  };
+}
+
 @Injectable()
 export class IdempotencyKeysRepository {
+  /** Every keyed decision runs them, so their SQL is built once (CompiledStatement in the database module says why). */
+  private readonly statements: ReturnType<typeof compileKeyStatements>;
+
+  constructor(db: Kysely<DB>) {
+    this.statements = compileKeyStatements(db);
+  }
+
   /**
    * Makes `trx` the one transaction deciding under the caller's key until it ends, however it ends (on
    * PostgreSQL a transaction-scoped advisory lock, let go by a crashed instance's closed connection);
@@ -43,13 +87,9 @@ export class IdempotencyKeysRepository {
   }
 
   /** Claims a key no row holds: one insert; undefined when a row holds it. */
-  insertClaim(executor: Kysely<DB>, claim: KeyClaim) {
-    return executor
-      .insertInto('idempotency_keys')
-      .values({ ...this.claimed(claim), caller: claim.caller, idempotency_key: claim.key })
-      .onConflict((conflict) => conflict.columns(['caller', 'idempotency_key']).doNothing())
-      .returning('claim_token')
-      .executeTakeFirst();
+  async insertClaim(executor: Kysely<DB>, claim: KeyClaim): Promise<{ claim_token: string } | undefined> {
+    const [inserted] = await this.statements.insertClaim.run(executor, { caller: claim.caller, idempotency_key: claim.key, ...this.claimed(claim) });
+    return inserted;
   }
 
   find(executor: Kysely<DB>, { caller, key }: CallerKey) {
@@ -60,7 +100,7 @@ export class IdempotencyKeysRepository {
   async retakeClaim(trx: Kysely<DB>, claim: KeyClaim, heldBy: string): Promise<void> {
     await trx
       .updateTable('idempotency_keys')
-      .set({ ...this.claimed(claim), status: null, headers: null, body: null })
+      .set({ ...this.claimed(claim), state: 'in_progress', status: null, headers: null, body: null })
       .where('caller', '=', claim.caller)
       .where('idempotency_key', '=', claim.key)
       .where('claim_token', '=', heldBy)
@@ -69,13 +109,14 @@ export class IdempotencyKeysRepository {
 
   /** Keeps the answer of the claim's request, in `trx`, the transaction that claimed it. */
   async complete(trx: Kysely<DB>, claim: KeyClaim, answer: KeptAnswer): Promise<void> {
-    await trx
-      .updateTable('idempotency_keys')
-      .set({ state: 'completed', status: answer.status, headers: JSON.stringify(answer.headers), body: JSON.stringify(answer.body) })
-      .where('caller', '=', claim.caller)
-      .where('idempotency_key', '=', claim.key)
-      .where('claim_token', '=', claim.token)
-      .execute();
+    await this.statements.complete.run(trx, {
+      caller: claim.caller,
+      idempotency_key: claim.key,
+      claim_token: claim.token,
+      status: answer.status,
+      headers: JSON.stringify(answer.headers),
+      body: JSON.stringify(answer.body),
+    });
   }
 
   /** Deletes every key past its expiry, found by the expiry index. */
@@ -83,12 +124,12 @@ export class IdempotencyKeysRepository {
     return executor.deleteFrom('idempotency_keys').where('expires_at', '<=', now).execute();
   }
 
-  private claimed(claim: KeyClaim) {
+  /** What a claim writes on the key's row. */
+  private claimed(claim: KeyClaim): Omit<ClaimRow, 'caller' | 'idempotency_key'> {
     return {
       method: claim.method,
       path: claim.path,
       fingerprint: claim.fingerprint,
-      state: 'in_progress' as const,
       claim_token: claim.token,
       claimed_at: claim.claimedAt,
       expires_at: claim.expiresAt,

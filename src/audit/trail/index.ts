@@ -1,5 +1,5 @@
 export { APPROVAL_PROBLEMS, type AssetDisagreement, AuditChainVerifier, CHAIN_PROBLEMS, type ChainProblem, NO_DECOMMISSION_EVENT } from './audit-chain.verifier';
-export { chainEvents, DECISION_FIELDS, endAfter, LEAF_FIELDS, nextEvent, STORED_EVENT_COLUMNS, type UnchainedEvent } from './audit-chain';
+export { type ChainEnd, chainEvents, DECISION_FIELDS, endAfter, LEAF_FIELDS, nextEvent, STORED_EVENT_COLUMNS, type UnchainedEvent } from './audit-chain';
 export { AuditTiles, type Tile } from './audit-tiles';
 export { AuditTree } from './audit-tree';
 export { ChainVerificationGate, RETRY_AFTER_MAX_SECONDS, VERIFICATIONS_BUSY_MESSAGE } from './chain-verification-gate';

@@ -12,8 +12,11 @@ export type Placed = () => Promise<void>;
  * database (PostgresAuditLog), so decisions share no lock (docs/audit-write-path.md).
  */
 export abstract class AuditLog {
-  /** Writes the event with `trx`; what it returns waits, after the commit, for the event's place in the chain. */
-  abstract append(trx: Kysely<DB>, event: WaitingEvent): Promise<Placed>;
+  /**
+   * Writes the events with `trx`, to take consecutive places in the chain in the order given where the
+   * engine orders them at once (SQLite); what it returns waits, after the commit, for every one's place.
+   */
+  abstract append(trx: Kysely<DB>, events: readonly WaitingEvent[]): Promise<Placed>;
 
   /** How long the oldest of this instance's events still waiting for its place has waited. */
   abstract lagMs(): number;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../../database';
-import { appendLeaves, decodeFrontier, type Frontier, frontierRoot, nodeKey, rootPlan, type StoredNode, TrailRepository } from '../trail';
+import { type AuditEventRow, createDatabase, type DB, migrateToLatest, TransactionRunner } from '../../database';
+import { appendLeaves, type ChainEnd, decodeFrontier, endAfter, type Frontier, frontierRoot, nextEvent, nodeKey, rootPlan, STORED_EVENT_COLUMNS, type StoredNode, TrailRepository } from '../trail';
 import { AuditWriteRepository } from './audit-write.repository';
 
 const event = (requestId: string) => ({
@@ -56,20 +56,11 @@ describe('AuditWriteRepository.appendToChain in commit groups (SQLite)', () => {
     return { events, nodes: nodes.map(({ level, node_index, hash }) => ({ level, index: Number(node_index), hash })), head };
   };
 
-  it('grows, group by group, the tree that one append at a time grows, without the appends that rolled back', async () => {
-    let n = 0;
-    const ids = (count: number) => Array.from({ length: count }, () => `event-${n++}`);
-    for (const [count, refusedAt] of [[1], [5, 2], [13], [18, 0], [1], [2, 1]]) {
-      const requestIds = ids(count);
-      const refused = refusedAt === undefined ? [] : [requestIds[refusedAt]];
-      const results = await group(requestIds, refused);
-      assert.deepEqual(
-        results.map((result) => result.status),
-        requestIds.map((requestId) => (refused.includes(requestId) ? 'rejected' : 'fulfilled')),
-      );
-    }
+  const pick = (row: AuditEventRow) => Object.fromEntries(STORED_EVENT_COLUMNS.map((column) => [column, row[column]]));
+
+  /** The stored tree, head and root are those that the stored events' leaves, appended one at a time, grow. */
+  const assertTreeGrownOneByOne = async () => {
     const { events, nodes, head } = await stored();
-    assert.equal(events.length, 37);
     assert.deepEqual(
       events.map((row) => row.leaf_index),
       events.map((_, index) => index),
@@ -83,10 +74,56 @@ describe('AuditWriteRepository.appendToChain in commit groups (SQLite)', () => {
     }
     const byPlace = (a: StoredNode, b: StoredNode) => a.level - b.level || a.index - b.index;
     assert.deepEqual(nodes, completed.sort(byPlace));
-    assert.deepEqual([head.event_count, decodeFrontier(head.frontier)], [37, oneByOne.hashes]);
-    const plan = rootPlan(37);
+    assert.deepEqual([head.event_count, decodeFrontier(head.frontier)], [events.length, oneByOne.hashes]);
+    const plan = rootPlan(events.length);
     const found = await trail.findTreeNodes(plan.nodes);
     assert.deepEqual(plan.hashes((node) => found.get(nodeKey(node)) as string), [frontierRoot(oneByOne.hashes)]);
+  };
+
+  it('grows, group by group, the tree that one append at a time grows, without the appends that rolled back', async () => {
+    let n = 0;
+    const ids = (count: number) => Array.from({ length: count }, () => `event-${n++}`);
+    for (const [count, refusedAt] of [[1], [5, 2], [13], [18, 0], [1], [2, 1]]) {
+      const requestIds = ids(count);
+      const refused = refusedAt === undefined ? [] : [requestIds[refusedAt]];
+      const results = await group(requestIds, refused);
+      assert.deepEqual(
+        results.map((result) => result.status),
+        requestIds.map((requestId) => (refused.includes(requestId) ? 'rejected' : 'fulfilled')),
+      );
+    }
+    assert.equal((await stored()).events.length, 37);
+    await assertTreeGrownOneByOne();
+  });
+
+  it('appends several events in one call as as many single appends would: consecutive places in the order given, the same chain, the same tree', async () => {
+    const before = await stored();
+    const results = await Promise.allSettled([
+      transactions.run((trx) => repository.appendToChain(trx, event('single-1'))),
+      transactions.run((trx) => repository.appendAllToChain(trx, ['many-1', 'many-2', 'many-3'].map(event))),
+      transactions.run(async (trx) => {
+        await repository.appendAllToChain(trx, ['undone-1', 'undone-2'].map(event));
+        throw new Error('refused');
+      }),
+      transactions.run((trx) => repository.appendAllToChain(trx, ['many-4', 'many-5', 'many-6', 'many-7', 'many-8'].map(event))),
+    ]);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    const appended = await db.selectFrom('audit_events').selectAll().where('id', '>', before.head.last_event_id).orderBy('id').execute();
+    assert.deepEqual(
+      appended.map((row) => row.request_id),
+      ['single-1', 'many-1', 'many-2', 'many-3', 'many-4', 'many-5', 'many-6', 'many-7', 'many-8'],
+    );
+    // Each stored event is the one a single append would chain after the one before it, at its time.
+    let end: ChainEnd = before.head;
+    for (const row of appended) {
+      const single = nextEvent(end, row, new Date(row.occurred_at));
+      assert.deepEqual(pick(row), pick(single));
+      end = endAfter(end, single);
+    }
+    await assertTreeGrownOneByOne();
   });
 
   it('fails every decision of a group whose tree cannot grow, and keeps none of its events', async () => {

@@ -74,23 +74,44 @@ export class AuditWriteRepository implements GroupEnd<Leaf> {
     this.chain = compileChainStatements(db);
   }
 
+  /** appendAllToChain for one event. */
+  appendToChain(trx: Kysely<DB>, fields: WaitingEvent): Promise<void> {
+    return this.appendAllToChain(trx, [fields]);
+  }
+
   /**
-   * Adds the event at the end of the chain at once, inside `trx`, which must hold the chain's only
-   * writer: SQLite's write lock, which a commit group holds for all its transactions. The tree grows by
-   * its leaf at the group's end, with those of the group's other appends that did not roll back
-   * (endGroup); in a transaction of no group, at once.
+   * Adds the events at the end of the chain at once, consecutive and in the order given, inside `trx`,
+   * which must hold the chain's only writer: SQLite's write lock, which a commit group holds for all its
+   * transactions. The head is taken and moved once and the events inserted in one statement, however
+   * many; the tree grows by their leaves at the group's end, with those of the group's other appends
+   * that did not roll back (endGroup); in a transaction of no group, at once.
    */
-  async appendToChain(trx: Kysely<DB>, fields: WaitingEvent): Promise<void> {
+  async appendAllToChain(trx: Kysely<DB>, fields: readonly WaitingEvent[]): Promise<void> {
+    if (fields.length === 0) {
+      return;
+    }
     const [taken] = await this.chain.takeChainEnd.run(trx, {});
     if (taken === undefined) {
       throw new Error('audit_chain_head has no row');
     }
     const { clock, ...end } = taken;
-    const event = nextEvent(end, fields, new Date(clock));
-    await this.chain.insertEvent.run(trx, event);
-    const { event_count, last_event_id, last_hash, last_occurred_at } = endAfter(end, event);
+    const now = new Date(clock);
+    const events: AuditEventRow[] = [];
+    let last: ChainEnd = end;
+    for (const next of fields) {
+      const event = nextEvent(last, next, now);
+      events.push(event);
+      last = endAfter(last, event);
+    }
+    // One event, as every single decision writes it, by the statement built once; several in one INSERT of as many rows.
+    await (events.length === 1 ? this.chain.insertEvent.run(trx, events[0]) : trx.insertInto('audit_events').values(events.map(storedRow)).execute());
+    const { event_count, last_event_id, last_hash, last_occurred_at } = last;
     await this.chain.moveChainEnd.run(trx, { event_count, last_event_id, last_hash, last_occurred_at });
-    await atGroupEnd(trx, this, { leaf_index: event.leaf_index, leaf_hash: event.leaf_hash });
+    await atGroupEnd(
+      trx,
+      this,
+      events.map(({ leaf_index, leaf_hash }) => ({ leaf_index, leaf_hash })),
+    );
   }
 
   /**
@@ -114,14 +135,18 @@ export class AuditWriteRepository implements GroupEnd<Leaf> {
     await this.chain.writeFrontier.run(trx, { frontier: encodeFrontier(grown.frontier.hashes) });
   }
 
-  /** PostgreSQL: records the event, not yet in the chain, inside `trx`; returns its place in the queue. */
-  async addWaiting(trx: Kysely<DB>, event: WaitingEvent): Promise<number> {
-    const { pending_id } = await trx
+  /**
+   * PostgreSQL: records the events, not yet in the chain, inside `trx`, in one statement; returns their
+   * places in the queue, which follow the order given, as the sequencer chains them.
+   */
+  async addWaiting(trx: Kysely<DB>, events: readonly WaitingEvent[]): Promise<number[]> {
+    const recordedAt = databaseClock(trx);
+    const rows = await trx
       .insertInto('audit_pending')
-      .values({ ...waitingRow(event), recorded_at: databaseClock(trx) })
+      .values(events.map((event) => ({ ...waitingRow(event), recorded_at: recordedAt })))
       .returning('pending_id')
-      .executeTakeFirstOrThrow();
-    return Number(pending_id);
+      .execute();
+    return rows.map(({ pending_id }) => Number(pending_id));
   }
 
   /** Up to `limit` waiting events, oldest first, chained after the current head: one statement; undefined when none waits. */

@@ -73,13 +73,15 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
   }
 
   /**
-   * Queues the event with `trx`; what it returns resolves, once `trx` has committed, when the sequencer
-   * has given the event its place in the chain; it fails with 503 past AUDIT_SEQUENCING_TIMEOUT_MS.
+   * Queues the events with `trx`; what it returns resolves, once `trx` has committed, when the sequencer
+   * has given every one its place in the chain; it fails with 503 past AUDIT_SEQUENCING_TIMEOUT_MS.
    */
-  override async append(trx: Kysely<DB>, event: WaitingEvent): Promise<Placed> {
+  override async append(trx: Kysely<DB>, events: readonly WaitingEvent[]): Promise<Placed> {
     const ticket = this.ticket();
-    const pendingId = await this.writes.addWaiting(trx, event);
-    return () => this.placed(pendingId, ticket);
+    const pendingIds = await this.writes.addWaiting(trx, events);
+    return async () => {
+      await Promise.all(pendingIds.map((pendingId) => this.placed(pendingId, ticket)));
+    };
   }
 
   /** Taken before an event is written (see WaitTicket). */

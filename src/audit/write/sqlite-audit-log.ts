@@ -16,8 +16,8 @@ export class SqliteAuditLog extends AuditLog {
     super();
   }
 
-  override async append(trx: Kysely<DB>, event: WaitingEvent): Promise<Placed> {
-    await this.writes.appendToChain(trx, event);
+  override async append(trx: Kysely<DB>, events: readonly WaitingEvent[]): Promise<Placed> {
+    await this.writes.appendAllToChain(trx, events);
     return () => this.placed();
   }
 
