@@ -4,7 +4,7 @@ import { openSync, writeSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { createDatabase } from '../src/database';
-import { AppLogger, Metrics, RequestObserver } from '../src/observability';
+import { AppLogger, Metrics, RequestObserver, ServingLoad } from '../src/observability';
 
 /*
  * What observing one request costs the service: its access line (AppLogger in JSON mode,
@@ -46,7 +46,8 @@ async function main(): Promise<void> {
   Logger.overrideLogger(new AppLogger({ level: 'info', json: true }));
   const logger = new Logger('HTTP');
   const metrics = new Metrics(createDatabase({ dialect: 'sqlite', path: ':memory:' }));
-  const observer = new RequestObserver(metrics);
+  const load = new ServingLoad();
+  const observer = new RequestObserver(metrics, load);
   const request = { method: 'GET', originalUrl: `${FIELDS.route}?limit=100`, route: { path: FIELDS.route }, requestId: FIELDS.request_id, officer: { id: FIELDS.actor, clearance: 7 } };
   const observeOne = () => {
     const response = Object.assign(new EventEmitter(), { statusCode: 200, writableFinished: true });

@@ -222,9 +222,16 @@ async function measureLag(target: Target, options: Options): Promise<LagResult> 
   }
 }
 
+/** A round with ten subscriptions: the part of its events each receiver had when the run ended, and how long after it the last arrived. */
+interface CatchUp {
+  deliveredInRun: number;
+  seconds: number;
+}
+
 interface CostResult {
   without: SideResult;
   with: SideResult;
+  catchUp: CatchUp[];
   ratio: Spread;
   checks: Check[];
 }
@@ -234,6 +241,7 @@ async function measureCost(target: Target, options: Options): Promise<CostResult
   const without: SideResult = { label: 'decommissions, no subscription', rounds: [] };
   const withTen: SideResult = { label: 'decommissions, 10 subscriptions', rounds: [] };
   const checks: Check[] = [];
+  const catchUp: CatchUp[] = [];
   const runOnce = async (side: SideResult, subscriptions: number, seconds: number, warmUp: boolean) => {
     const receivers = Array.from({ length: subscriptions }, () => new Receiver(0));
     const ids = await Promise.all((await Promise.all(receivers.map((receiver) => receiver.start()))).map((url) => subscribe(target, url, 'now')));
@@ -241,7 +249,11 @@ async function measureCost(target: Target, options: Options): Promise<CostResult
       const cpuBefore = serverCpuSeconds(target);
       const { run, recorded } = await measureDecisions([target], DECOMMISSION, seconds, options.connections);
       if (subscriptions > 0) {
+        const [deliveredInRun, runEndedAt] = [Math.min(...receivers.map((receiver) => receiver.arrivals.size)), performance.now()];
         checks.push({ ok: await received(receivers, recorded), message: `10 subscriptions each received all ${recorded.toLocaleString('en')} events of a ${seconds} s run` });
+        if (!warmUp) {
+          catchUp.push({ deliveredInRun: deliveredInRun / Math.max(1, recorded), seconds: (performance.now() - runEndedAt) / 1000 });
+        }
       }
       // The server's CPU per decision, its events' deliveries included: they are what delivery costs it.
       run.cpuUsPerAnswer = ((serverCpuSeconds(target) - cpuBefore) * 1e6) / Math.max(1, recorded);
@@ -262,7 +274,7 @@ async function measureCost(target: Target, options: Options): Promise<CostResult
     await runOnce(withTen, 10, options.seconds, false);
     console.log(`  round ${round + 1} of ${options.rounds} done, load average ${loadAverageText()}`);
   }
-  return { without, with: withTen, ratio: ratios(withTen.rounds, without.rounds)?.requestsPerSecond as Spread, checks: [...checks, answersCheck(DECOMMISSION, without), answersCheck(DECOMMISSION, withTen)] };
+  return { without, with: withTen, catchUp, ratio: ratios(withTen.rounds, without.rounds)?.requestsPerSecond as Spread, checks: [...checks, answersCheck(DECOMMISSION, without), answersCheck(DECOMMISSION, withTen)] };
 }
 
 async function main(): Promise<void> {
@@ -314,6 +326,8 @@ async function main(): Promise<void> {
         `  ${side.label.padEnd(36)} ${perSecond.map(Math.round).join(', ')} decommissions/s (median ${Math.round(spread(perSecond).median)}), server CPU ${cpuMsPerDecision(side).toFixed(3)} ms/decision`,
       );
     }
+    const inRun = cost.catchUp.map((round) => `${Math.round(round.deliveredInRun * 100)}%`).join(', ');
+    console.log(`  10 subscriptions: events each receiver had when the run ended ${inRun}; all arrived ${cost.catchUp.map((round) => round.seconds.toFixed(1)).join(', ')} s after it`);
     console.log(`  delivery's server CPU per delivered event while deciding: ${((cpuMsPerDecision(cost.with) - cpuMsPerDecision(cost.without)) / 10).toFixed(3)} ms`);
 
     checks.push(...rows.flatMap((row) => row.checks), ...lag.checks, ...cost.checks);

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { Metrics, type RequestObservation } from './metrics';
+import { ServingLoad } from './serving-load';
 
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -20,7 +21,10 @@ function pathOf(url: string): string {
 export class RequestObserver {
   private readonly logger = new Logger('HTTP');
 
-  constructor(private readonly metrics: Metrics) {}
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly load: ServingLoad,
+  ) {}
 
   readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
@@ -38,6 +42,7 @@ export class RequestObserver {
       seconds,
     };
     this.metrics.requestObserved(observation);
+    this.load.requestAnswered();
     this.logger.log(res.writableFinished ? 'request completed' : 'request aborted by the client', {
       request_id: req.requestId,
       method: observation.method,

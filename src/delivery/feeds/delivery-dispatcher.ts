@@ -3,8 +3,9 @@ import { hostname } from 'node:os';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { AuditEventsService, AuditLog } from '../../audit';
 import { DELIVERY_CONFIG, type DeliveryConfig } from '../../config';
-import { Metrics } from '../../observability';
+import { Metrics, ServingLoad } from '../../observability';
 import { DeliveryFeedsRepository, type HeldFeed } from './delivery-feeds.repository';
+import { DeliveryPace } from './delivery-pace';
 import { FeedRunner, type RunnerContext } from './feed-runner';
 import { FeedSenders } from './feed-senders';
 
@@ -42,9 +43,10 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
     private readonly auditLog: AuditLog,
     private readonly senders: FeedSenders,
     private readonly metrics: Metrics,
+    load: ServingLoad,
     @Inject(DELIVERY_CONFIG) private readonly config: DeliveryConfig,
   ) {
-    this.context = { owner: this.owner, feeds, events, metrics, config, logger: this.logger };
+    this.context = { owner: this.owner, feeds, events, pace: new DeliveryPace(load), metrics, config, logger: this.logger };
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -6,6 +6,7 @@ import type { ShownAuditEvent } from '../../audit';
 import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../../database';
 import { Metrics } from '../../observability';
 import { DeliveryFeedsRepository } from './delivery-feeds.repository';
+import { DeliveryPace, SENDS_PER_SECOND_AT_CAPACITY } from './delivery-pace';
 import { FeedRunner, GROUP_MAX, type RunnerContext } from './feed-runner';
 import type { AttemptResult, FeedSender } from './feed-sender';
 
@@ -32,8 +33,11 @@ class ScriptedSender implements FeedSender {
     return !this.skipped.has(shown.id);
   }
 
+  readonly sentAt: number[] = [];
+
   send(shown: ShownAuditEvent): Promise<AttemptResult> {
     this.sent.push(shown.id);
+    this.sentAt.push(performance.now());
     const left = this.failures.get(shown.id) ?? 0;
     if (left > 0) {
       this.failures.set(shown.id, left - 1);
@@ -88,6 +92,7 @@ describe('FeedRunner', () => {
       owner: OWNER,
       feeds,
       events: { after: (afterId: number, limit: number) => Promise.resolve(chain.filter((shown) => shown.id > afterId).slice(0, limit)) },
+      pace: new DeliveryPace({ atCapacity: false }),
       metrics: new Metrics(db),
       config: { maxAttempts: 3, retryBaseMs: 1 },
       logger: { warn: (message: string) => warnings.push(message) },
@@ -124,6 +129,21 @@ describe('FeedRunner', () => {
     const row = await feed();
     assert.deepEqual([row.attempts, row.last_error], [0, null]);
     assert.ok(sender.closed);
+  });
+
+  it('spreads its sends at the pace kept at capacity while the instance answers requests at capacity, and sends at once otherwise', async () => {
+    const atOnce = new ScriptedSender();
+    await runUntil(new FeedRunner(await held(), atOnce, context), async () => (await feed()).cursor === 6);
+    const load = { atCapacity: true };
+    context.pace = new DeliveryPace(load);
+    chain.push(...[7, 8, 9, 10, 11, 12].map(event));
+    const paced = new ScriptedSender();
+    await runUntil(new FeedRunner(await held(), paced, context), async () => (await feed()).cursor === 12);
+    const gaps = (times: number[]) => times.slice(1).map((time, index) => time - times[index]);
+    assert.ok(Math.max(...gaps(atOnce.sentAt)) < 1000 / SENDS_PER_SECOND_AT_CAPACITY / 2, `sends at once: ${gaps(atOnce.sentAt).join(', ')} ms apart`);
+    // Places are kept one gap apart, so a send that went late is followed sooner: the span holds the pace (less a timer's early millisecond).
+    const span = paced.sentAt[paced.sentAt.length - 1] - paced.sentAt[0];
+    assert.ok(span >= (paced.sentAt.length - 1) * (1000 / SENDS_PER_SECOND_AT_CAPACITY) - 1, `paced sends: ${gaps(paced.sentAt).join(', ')} ms apart`);
   });
 
   it('turns the feed failing after the most attempts, stops there with a warning, and a resumed feed starts again from the same event', async () => {

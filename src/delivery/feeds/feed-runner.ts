@@ -5,6 +5,7 @@ import type { AuditEventsService, ShownAuditEvent } from '../../audit';
 import type { DeliveryConfig } from '../../config';
 import type { FeedLag, Metrics } from '../../observability';
 import type { AttemptRecord, DeliveryFeedsRepository, HeldFeed } from './delivery-feeds.repository';
+import type { DeliveryPace } from './delivery-pace';
 import type { FeedSender } from './feed-sender';
 import { retryDelayMs } from './retry-delay';
 
@@ -33,6 +34,7 @@ export interface RunnerContext {
   owner: string;
   feeds: DeliveryFeedsRepository;
   events: Pick<AuditEventsService, 'after'>;
+  pace: Pick<DeliveryPace, 'waitBeforeSendMs'>;
   metrics: Metrics;
   config: Pick<DeliveryConfig, 'maxAttempts' | 'retryBaseMs'>;
   logger: Pick<Logger, 'warn'>;
@@ -171,6 +173,10 @@ export class FeedRunner {
   private async deliver(event: ShownAuditEvent): Promise<boolean> {
     const { feeds, metrics, config, logger, owner } = this.context;
     for (;;) {
+      await this.pause(this.context.pace.waitBeforeSendMs());
+      if (this.stopped) {
+        return false;
+      }
       const attempt = this.attempts + 1;
       const started = performance.now();
       const result = await this.sender.send(event, attempt, this.stopping.signal);
