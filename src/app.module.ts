@@ -8,7 +8,6 @@ import { DatabaseModule } from './database';
 import { DeliveryModule } from './delivery';
 import { FleetModule } from './fleet';
 import { HealthModule } from './health';
-import { IdempotencyModule } from './idempotency';
 import { ApiExceptionFilter, BodyErrorGuard, createValidationPipe, MethodNotAllowedModule } from './http';
 import { ImportModule } from './import';
 import { ObservabilityModule } from './observability';
@@ -35,7 +34,6 @@ export class AppModule {
         DatabaseModule,
         RateLimitModule,
         AuthModule,
-        IdempotencyModule,
         ...ROUTE_MODULES,
         ImportModule,
         TracingModule,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit';
+import { IdempotencyModule } from '../idempotency';
 import { MetricsModule } from '../observability';
 import { AssetsController } from './assets.controller';
 import { AssetsRepository } from './assets.repository';
@@ -11,7 +12,7 @@ import { DecommissionRequestsRepository } from './decommission-requests.reposito
 import { DecommissionRequestsService } from './decommission-requests.service';
 
 @Module({
-  imports: [AuditModule, MetricsModule],
+  imports: [AuditModule, IdempotencyModule, MetricsModule],
   controllers: [AssetsController, DecommissionRequestsController],
   providers: [AssetsRepository, AssetsService, DecommissionPolicy, DecommissionPolicyRepository, DecommissionRequestsRepository, DecommissionRequestsService],
   exports: [AssetsRepository],

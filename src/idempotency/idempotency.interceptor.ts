@@ -1,5 +1,4 @@
 import { type CallHandler, type ExecutionContext, HttpStatus, Injectable, type NestInterceptor } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { ApiError } from '../common';
@@ -9,7 +8,6 @@ import { Metrics } from '../observability';
 import { bodyFingerprint } from './canonical-json';
 import { IDEMPOTENCY_KEY_PATTERN, InvalidIdempotencyKeyError } from './idempotency.errors';
 import { type Decided, IdempotencyService } from './idempotency.service';
-import { IDEMPOTENT } from './idempotent.decorator';
 
 /** The refusals that say what the record is (absent, in another state, changed): a retry would get them too, so they are kept. */
 const KEPT_REFUSALS: ReadonlySet<number> = new Set([HttpStatus.NOT_FOUND, HttpStatus.CONFLICT, HttpStatus.PRECONDITION_FAILED]);
@@ -22,14 +20,13 @@ interface DecisionAnswer extends Decided {
 }
 
 /**
- * Idempotency-Key on the routes marked @Idempotent(): after the guards (a 401, 403 or 429 is never
+ * Idempotency-Key on the routes marked @Idempotent(), which binds it to them alone: after the guards (a 401, 403 or 429 is never
  * kept, nor claims a key), the decision runs under the key in one transaction that claims the key,
  * decides, and keeps the answer (IdempotencyService.decideOnce); the decision's own transactions join it.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
-    private readonly reflector: Reflector,
     private readonly idempotency: IdempotencyService,
     private readonly transactions: TransactionRunner,
     private readonly metrics: Metrics,
@@ -39,7 +36,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
     const key = request.get('Idempotency-Key');
-    if (key === undefined || !this.reflector.get<boolean>(IDEMPOTENT, context.getHandler())) {
+    if (key === undefined) {
       return next.handle();
     }
     return from(this.decideOnce(key, request, http.getResponse<Response>(), next));

@@ -1,9 +1,8 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { applyDecorators, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { ApiErrorResponse } from '../common';
 import { KEY_IN_USE_MESSAGE, KEY_MISMATCH_MESSAGE } from './idempotency.errors';
-
-export const IDEMPOTENT = 'idempotent';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
 
 /**
  * Marks a decision that takes an Idempotency-Key (docs/api.md#retrying-a-decision-idempotency-key), for
@@ -12,7 +11,7 @@ export const IDEMPOTENT = 'idempotent';
  */
 export const Idempotent = () =>
   applyDecorators(
-    SetMetadata(IDEMPOTENT, true),
+    UseInterceptors(IdempotencyInterceptor),
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
