@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ValidationFailedError } from '../common';
 
 /**
@@ -9,7 +9,7 @@ export const REVALIDATE_ON_EVERY_USE = 'private, no-cache';
 
 /** A strong entity tag for the representation `parts` identify: quoted, opaque and the same on every instance. */
 export function strongEntityTag(...parts: unknown[]): string {
-  return `"${createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 27)}"`;
+  return `"${hash('sha256', JSON.stringify(parts), 'base64url').slice(0, 27)}"`;
 }
 
 /** Room for a few dozen entity tags; a longer If-Match or If-None-Match is refused rather than scanned. */
