@@ -8,6 +8,8 @@ import { Webhook } from 'standardwebhooks';
 export interface ReceivedDelivery {
   headers: IncomingHttpHeaders;
   body: string;
+  /** The path it was posted to: a test that subscribes several times to one receiver tells them apart by it. */
+  path: string;
   /** webhook-id, as a number: the event's id. */
   eventId: number;
 }
@@ -27,7 +29,7 @@ export class WebhookReceiver {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      this.received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), eventId: Number(request.headers['webhook-id']) });
+      this.received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), path: request.url ?? '', eventId: Number(request.headers['webhook-id']) });
       const answer = this.answers.shift() ?? 204;
       if (answer === 'hang') {
         this.hanging.push(response);
