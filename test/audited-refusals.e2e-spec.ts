@@ -317,8 +317,6 @@ describeEachDatabase('every refusal of every operation records exactly one denia
           method: 'POST',
           path: '/v1/assets/TIE-0001/recommission',
           fingerprint: '0'.repeat(64),
-          state: 'completed',
-          claim_token: randomUUID(),
           claimed_at: now.toISOString(),
           expires_at: new Date(now.getTime() + 3_600_000).toISOString(),
           status: 200,

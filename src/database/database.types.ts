@@ -278,9 +278,7 @@ export type AuditChainHead = Selectable<AuditChainHeadTable>;
 export type AuditPendingRow = Selectable<AuditPendingTable>;
 export type DecommissionRequestRow = Selectable<DecommissionRequestsTable>;
 
-export const IDEMPOTENCY_KEY_STATES = ['in_progress', 'completed'] as const;
-
-/** A decision's answer kept for a retry with the same Idempotency-Key (migration 013), one row per caller and key. */
+/** A decision's answer kept for a retry with the same Idempotency-Key (migrations 013 and 016), one row per caller and key, written with the answer. */
 export interface IdempotencyKeysTable {
   /** The token's subject: a key belongs to its caller. */
   caller: string;
@@ -289,16 +287,12 @@ export interface IdempotencyKeysTable {
   path: string;
   /** SHA-256 of the request's canonical JSON body, hex. */
   fingerprint: string;
-  /** in_progress: claimed, the decision not yet answered; completed: the answer below is kept. */
-  state: (typeof IDEMPOTENCY_KEY_STATES)[number];
-  /** Names the claim that may complete the row: a claim taken over from a crashed instance gets a new one. */
-  claim_token: string;
-  /** ISO 8601 UTC. */
+  /** When the request was decided, ISO 8601 UTC. */
   claimed_at: string;
   expires_at: string;
-  status: number | null;
+  status: number;
   /** The kept headers (Location, ETag) as a JSON object. */
-  headers: string | null;
+  headers: string;
   /** The answer's body, JSON. */
-  body: string | null;
+  body: string;
 }

@@ -15,6 +15,7 @@ import * as deliveryFeeds from './migrations/012-delivery-feeds';
 import * as idempotencyKeys from './migrations/013-idempotency-keys';
 import * as auditCosignatures from './migrations/014-audit-cosignatures';
 import * as decommissionRequestAssets from './migrations/015-decommission-request-assets';
+import * as idempotencyKeysAnswersOnly from './migrations/016-idempotency-keys-answers-only';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '013-idempotency-keys': idempotencyKeys,
   '014-audit-cosignatures': auditCosignatures,
   '015-decommission-request-assets': decommissionRequestAssets,
+  '016-idempotency-keys-answers-only': idempotencyKeysAnswersOnly,
 };
 
 /** Every migration's name, in order: what a database that is not there yet lacks. */

@@ -15,13 +15,6 @@ export interface KeyedRequest {
   fingerprint: string;
 }
 
-/** A claim on a key: the request being decided under it, and the token that names this claim. */
-export interface KeyClaim extends CallerKey, KeyedRequest {
-  token: string;
-  claimedAt: string;
-  expiresAt: string;
-}
-
 /** An answer kept for a retry: its status, the headers that matter (Location, ETag) and its body. */
 export interface KeptAnswer {
   status: number;
@@ -29,39 +22,54 @@ export interface KeptAnswer {
   body: unknown;
 }
 
-/** A claim's row, as inserted (its state is in_progress) or retaken. */
-interface ClaimRow extends Omit<KeyClaim, 'key' | 'token' | 'claimedAt' | 'expiresAt'> {
-  idempotency_key: string;
-  claim_token: string;
-  claimed_at: string;
-  expires_at: string;
+/** A request decided under a key, when, and until when its answer is kept. */
+export interface DecidedRequest extends CallerKey, KeyedRequest {
+  decidedAt: string;
+  expiresAt: string;
 }
 
-/** The answer kept on a claim's row, named by the claim's token. */
-interface CompletedRow extends Pick<ClaimRow, 'caller' | 'idempotency_key' | 'claim_token'> {
+/** A key's row, as written with its answer. */
+interface KeyRow {
+  caller: string;
+  idempotency_key: string;
+  method: string;
+  path: string;
+  fingerprint: string;
+  claimed_at: string;
+  expires_at: string;
   status: number;
   headers: string;
   body: string;
 }
 
-const CLAIM_COLUMNS = ['caller', 'idempotency_key', 'method', 'path', 'fingerprint', 'claim_token', 'claimed_at', 'expires_at'] as const satisfies readonly (keyof ClaimRow)[];
+const KEY_COLUMNS = ['caller', 'idempotency_key', 'method', 'path', 'fingerprint', 'claimed_at', 'expires_at', 'status', 'headers', 'body'] as const satisfies readonly (keyof KeyRow)[];
 
 function compileKeyStatements(db: Kysely<DB>) {
   return {
-    insertClaim: new CompiledStatement(db, CLAIM_COLUMNS, (db, row: ClaimRow) =>
+    find: new CompiledStatement(db, ['caller', 'idempotency_key'], (db, row: Pick<KeyRow, 'caller' | 'idempotency_key'>) =>
+      db
+        .selectFrom('idempotency_keys')
+        .select(['method', 'path', 'fingerprint', 'expires_at', 'status', 'headers', 'body'])
+        .where('caller', '=', row.caller)
+        .where('idempotency_key', '=', row.idempotency_key),
+    ),
+    // A row still there is one past its expiry, not yet pruned: the key is new again, and its row this answer's.
+    keep: new CompiledStatement(db, KEY_COLUMNS, (db, row: KeyRow) =>
       db
         .insertInto('idempotency_keys')
-        .values({ ...row, state: 'in_progress' })
-        .onConflict((conflict) => conflict.columns(['caller', 'idempotency_key']).doNothing())
-        .returning('claim_token'),
-    ),
-    complete: new CompiledStatement(db, ['status', 'headers', 'body', 'caller', 'idempotency_key', 'claim_token'], (db, row: CompletedRow) =>
-      db
-        .updateTable('idempotency_keys')
-        .set({ state: 'completed', status: row.status, headers: row.headers, body: row.body })
-        .where('caller', '=', row.caller)
-        .where('idempotency_key', '=', row.idempotency_key)
-        .where('claim_token', '=', row.claim_token),
+        .values(row)
+        .onConflict((conflict) =>
+          conflict.columns(['caller', 'idempotency_key']).doUpdateSet((eb) => ({
+            method: eb.ref('excluded.method'),
+            path: eb.ref('excluded.path'),
+            fingerprint: eb.ref('excluded.fingerprint'),
+            claimed_at: eb.ref('excluded.claimed_at'),
+            expires_at: eb.ref('excluded.expires_at'),
+            status: eb.ref('excluded.status'),
+            headers: eb.ref('excluded.headers'),
+            body: eb.ref('excluded.body'),
+          })),
+        ),
     ),
   };
 }
@@ -86,33 +94,22 @@ export class IdempotencyKeysRepository {
     return trySerializeWithin(trx, 'idempotency_keys', `${caller}\n${key}`);
   }
 
-  /** Claims a key no row holds: one insert; undefined when a row holds it. */
-  async insertClaim(executor: Kysely<DB>, claim: KeyClaim): Promise<{ claim_token: string } | undefined> {
-    const [inserted] = await this.statements.insertClaim.run(executor, { caller: claim.caller, idempotency_key: claim.key, ...this.claimed(claim) });
-    return inserted;
+  /** The request and answer kept under the caller's key, expired or not; undefined when none is. */
+  async find(executor: Kysely<DB>, { caller, key }: CallerKey) {
+    const [row] = await this.statements.find.run(executor, { caller, idempotency_key: key });
+    return row;
   }
 
-  find(executor: Kysely<DB>, { caller, key }: CallerKey) {
-    return executor.selectFrom('idempotency_keys').selectAll().where('caller', '=', caller).where('idempotency_key', '=', key).executeTakeFirst();
-  }
-
-  /** Takes over the row held by `heldBy`: a fresh claim, whatever it held before. */
-  async retakeClaim(trx: Kysely<DB>, claim: KeyClaim, heldBy: string): Promise<void> {
-    await trx
-      .updateTable('idempotency_keys')
-      .set({ ...this.claimed(claim), state: 'in_progress', status: null, headers: null, body: null })
-      .where('caller', '=', claim.caller)
-      .where('idempotency_key', '=', claim.key)
-      .where('claim_token', '=', heldBy)
-      .execute();
-  }
-
-  /** Keeps the answer of the claim's request, in `trx`, the transaction that claimed it. */
-  async complete(trx: Kysely<DB>, claim: KeyClaim, answer: KeptAnswer): Promise<void> {
-    await this.statements.complete.run(trx, {
-      caller: claim.caller,
-      idempotency_key: claim.key,
-      claim_token: claim.token,
+  /** Keeps the answer of the request decided under its key, in `trx`, the transaction that decided it. */
+  async keep(trx: Kysely<DB>, decided: DecidedRequest, answer: KeptAnswer): Promise<void> {
+    await this.statements.keep.run(trx, {
+      caller: decided.caller,
+      idempotency_key: decided.key,
+      method: decided.method,
+      path: decided.path,
+      fingerprint: decided.fingerprint,
+      claimed_at: decided.decidedAt,
+      expires_at: decided.expiresAt,
       status: answer.status,
       headers: JSON.stringify(answer.headers),
       body: JSON.stringify(answer.body),
@@ -122,17 +119,5 @@ export class IdempotencyKeysRepository {
   /** Deletes every key past its expiry, found by the expiry index. */
   pruneExpired(executor: Kysely<DB>, now: string) {
     return executor.deleteFrom('idempotency_keys').where('expires_at', '<=', now).execute();
-  }
-
-  /** What a claim writes on the key's row. */
-  private claimed(claim: KeyClaim): Omit<ClaimRow, 'caller' | 'idempotency_key'> {
-    return {
-      method: claim.method,
-      path: claim.path,
-      fingerprint: claim.fingerprint,
-      claim_token: claim.token,
-      claimed_at: claim.claimedAt,
-      expires_at: claim.expiresAt,
-    };
   }
 }
