@@ -5,7 +5,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { loadAppConfig } from '../src/config';
 import { createDatabase, type DB } from '../src/database';
@@ -15,8 +14,9 @@ import { migrateAndImport, type RunningServer, runScript, SCRIPTS, startServer }
 import { type CommitHold, TcpProxy } from './support/tcp-proxy';
 import { waitUntil } from './support/wait';
 
-const ASSETS = Array.from({ length: 3_000 }, (_, index) => `IDC-${String(index).padStart(4, '0')}`);
 const BATCH_SIZE = 5;
+/** A round's SIGKILL comes after a random number of its decisions were sent, up to this many: a count, not a time, so a faster machine does not run out of assets. */
+const MOST_DECISIONS_BEFORE_KILL = 200;
 
 /** A decision sent with an Idempotency-Key: a DELETE of one asset, or a batch decommission of several. */
 interface KeyedDecision {
@@ -131,10 +131,13 @@ function expectRetryAnswered(retry: Answer, decision: KeyedDecision): void {
   assert.deepEqual(retry.decommissioned, decision.assetIds);
 }
 
+const WORKERS = 6;
+const ROUNDS = 3;
+/** Enough for every round's decisions, each up to a batch. */
+const ASSETS = Array.from({ length: ROUNDS * MOST_DECISIONS_BEFORE_KILL * BATCH_SIZE }, (_, index) => `IDC-${String(index).padStart(4, '0')}`);
+
 describeEachDatabase('Idempotency-Key through SIGKILLs of the server at random moments of keyed decisions', (engine) => {
   const bed = new CrashBed();
-  const WORKERS = 6;
-  const ROUNDS = 3;
 
   before(async () => {
     await bed.open(engine, 'idempotency-crash');
@@ -149,10 +152,19 @@ describeEachDatabase('Idempotency-Key through SIGKILLs of the server at random m
     for (let round = 0; round < ROUNDS; round++) {
       const unanswered: KeyedDecision[] = [];
       let killed = false;
+      let sent = 0;
+      const killAfter = WORKERS + Math.floor(Math.random() * (MOST_DECISIONS_BEFORE_KILL - WORKERS));
+      let killNow = () => {};
+      const killMoment = new Promise<void>((resolve) => (killNow = resolve));
       const workers = Array.from({ length: WORKERS }, async (_, worker) => {
         for (let n = 0; !killed; n++) {
           const decision = bed.decision((worker + n) % 3 === 0 ? 'batch' : 'delete');
           decisions.push(decision);
+          if (++sent === killAfter) {
+            // No decision starts after this one; it and the others' in flight are cut.
+            killed = true;
+            killNow();
+          }
           const answer = await bed.send(decision);
           if (answer) {
             assert.equal(answer.status, 200, 'a first request is decided');
@@ -161,8 +173,7 @@ describeEachDatabase('Idempotency-Key through SIGKILLs of the server at random m
           }
         }
       });
-      await sleep(300 + Math.random() * 700);
-      killed = true;
+      await killMoment;
       await bed.kill();
       await Promise.all(workers);
       await bed.start();
