@@ -176,7 +176,7 @@ describe('start-up', () => {
   });
 
   it('refuses an unmigrated database when MIGRATE_ON_START=false, naming npm run db:migrate, and creates no empty file for a SQLite one that is not there', async () => {
-    assertOneLineFailure(await start({ DATABASE_URL: 'sqlite:unmigrated.sqlite', MIGRATE_ON_START: 'false' }), /lacks migrations 001-initial, 002-audit-chain, 003-vessel-counts, 004-audit-pending, 005-audit-tree, 006-audit-query-indexes, 007-decommission-requests, 008-audit-tree-without-pairs, 009-decommission-request-kinds, 010-decommission-policy, 011-imported-decommissions, 012-delivery-feeds, 013-idempotency-keys, 014-audit-cosignatures, 015-decommission-request-assets: run npm run db:migrate/);
+    assertOneLineFailure(await start({ DATABASE_URL: 'sqlite:unmigrated.sqlite', MIGRATE_ON_START: 'false' }), /lacks migrations 001-initial, 002-audit-chain, 003-vessel-counts, 004-audit-pending, 005-audit-tree, 006-audit-query-indexes, 007-decommission-requests, 008-audit-tree-without-pairs, 009-decommission-request-kinds, 010-decommission-policy, 011-imported-decommissions, 012-delivery-feeds, 013-idempotency-keys, 014-audit-cosignatures, 015-decommission-request-assets, 016-idempotency-keys-answers-only: run npm run db:migrate/);
     assert.ok(!existsSync(join(cwd, 'unmigrated.sqlite')));
   });
 
