@@ -6,7 +6,7 @@ import type { ShownAuditEvent } from '../../audit';
 import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../../database';
 import { Metrics } from '../../observability';
 import { DeliveryFeedsRepository } from './delivery-feeds.repository';
-import { DeliveryPace, SENDS_PER_SECOND_AT_CAPACITY } from './delivery-pace';
+import { DeliveryPace } from './delivery-pace';
 import { FeedRunner, GROUP_MAX, type RunnerContext } from './feed-runner';
 import type { AttemptResult, FeedSender } from './feed-sender';
 
@@ -131,19 +131,22 @@ describe('FeedRunner', () => {
     assert.ok(sender.closed);
   });
 
-  it('spreads its sends at the pace kept at capacity while the instance answers requests at capacity, and sends at once otherwise', async () => {
-    const atOnce = new ScriptedSender();
-    await runUntil(new FeedRunner(await held(), atOnce, context), async () => (await feed()).cursor === 6);
-    const load = { atCapacity: true };
-    context.pace = new DeliveryPace(load);
-    chain.push(...[7, 8, 9, 10, 11, 12].map(event));
-    const paced = new ScriptedSender();
-    await runUntil(new FeedRunner(await held(), paced, context), async () => (await feed()).cursor === 12);
-    const gaps = (times: number[]) => times.slice(1).map((time, index) => time - times[index]);
-    assert.ok(Math.max(...gaps(atOnce.sentAt)) < 1000 / SENDS_PER_SECOND_AT_CAPACITY / 2, `sends at once: ${gaps(atOnce.sentAt).join(', ')} ms apart`);
-    // Places are kept one gap apart, so a send that went late is followed sooner: the span holds the pace (less a timer's early millisecond).
-    const span = paced.sentAt[paced.sentAt.length - 1] - paced.sentAt[0];
-    assert.ok(span >= (paced.sentAt.length - 1) * (1000 / SENDS_PER_SECOND_AT_CAPACITY) - 1, `paced sends: ${gaps(paced.sentAt).join(', ')} ms apart`);
+  it('asks the pace before every send, retries included, and waits as long as it says', async () => {
+    const GAP_MS = 10;
+    let asked = 0;
+    context.pace = {
+      waitBeforeSendMs: () => {
+        asked++;
+        return GAP_MS;
+      },
+    };
+    const sender = new ScriptedSender(new Map([[4, 1]]));
+    await runUntil(new FeedRunner(await held(), sender, context), async () => (await feed()).cursor === 6);
+    assert.deepEqual(sender.sent, [1, 2, 3, 4, 4, 5, 6]);
+    assert.equal(asked, sender.sent.length);
+    // Timers fire late, never early: the sends are at least the pace's gap apart, whatever the load.
+    const gaps = sender.sentAt.slice(1).map((time, index) => time - sender.sentAt[index]);
+    assert.ok(Math.min(...gaps) >= GAP_MS - 1, `sends ${gaps.map((gap) => gap.toFixed(1)).join(', ')} ms apart`);
   });
 
   it('turns the feed failing after the most attempts, stops there with a warning, and a resumed feed starts again from the same event', async () => {
