@@ -39,7 +39,7 @@ export async function atGroupEnd<Item>(trx: Kysely<DB>, end: GroupEnd<Item>, ite
   }
 }
 
-/** Every keyed decision runs two of them: as text, without the sql`` template's building on each run. */
+/** The savepoint's statements take no values: fixed text, made once. */
 const UNDO_ON_FAILURE = {
   open: CompiledQuery.raw('savepoint undo_on_failure'),
   release: CompiledQuery.raw('release savepoint undo_on_failure'),

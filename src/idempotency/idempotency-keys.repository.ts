@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { CompiledStatement, type DB, trySerializeWithin } from '../database';
+import { CompiledStatement, type DB, type IdempotencyKeysTable, trySerializeWithin } from '../database';
 
 /** A key is its caller's: the same text from another caller is another key. */
 export interface CallerKey {
@@ -28,25 +28,11 @@ export interface DecidedRequest extends CallerKey, KeyedRequest {
   expiresAt: string;
 }
 
-/** A key's row, as written with its answer. */
-interface KeyRow {
-  caller: string;
-  idempotency_key: string;
-  method: string;
-  path: string;
-  fingerprint: string;
-  claimed_at: string;
-  expires_at: string;
-  status: number;
-  headers: string;
-  body: string;
-}
-
-const KEY_COLUMNS = ['caller', 'idempotency_key', 'method', 'path', 'fingerprint', 'claimed_at', 'expires_at', 'status', 'headers', 'body'] as const satisfies readonly (keyof KeyRow)[];
+const KEY_COLUMNS = ['caller', 'idempotency_key', 'method', 'path', 'fingerprint', 'claimed_at', 'expires_at', 'status', 'headers', 'body'] as const satisfies readonly (keyof IdempotencyKeysTable)[];
 
 function compileKeyStatements(db: Kysely<DB>) {
   return {
-    find: new CompiledStatement(db, ['caller', 'idempotency_key'], (db, row: Pick<KeyRow, 'caller' | 'idempotency_key'>) =>
+    find: new CompiledStatement(db, ['caller', 'idempotency_key'], (db, row: Pick<IdempotencyKeysTable, 'caller' | 'idempotency_key'>) =>
       db
         .selectFrom('idempotency_keys')
         .select(['method', 'path', 'fingerprint', 'expires_at', 'status', 'headers', 'body'])
@@ -54,7 +40,7 @@ function compileKeyStatements(db: Kysely<DB>) {
         .where('idempotency_key', '=', row.idempotency_key),
     ),
     // A row still there is one past its expiry, not yet pruned: the key is new again, and its row this answer's.
-    keep: new CompiledStatement(db, KEY_COLUMNS, (db, row: KeyRow) =>
+    keep: new CompiledStatement(db, KEY_COLUMNS, (db, row: IdempotencyKeysTable) =>
       db
         .insertInto('idempotency_keys')
         .values(row)

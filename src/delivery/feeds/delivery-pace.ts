@@ -3,7 +3,7 @@ import type { ServingLoad } from '../../observability';
 /**
  * The sends a second an instance keeps making, across all its feeds, while it answers requests at
  * capacity: enough that no feed stands still, few enough that delivery costs the decisions a few
- * percent of the loop (a send costs 65 to 175 µs of server CPU on the bench machine).
+ * percent of the loop (a send cost 64 to 210 µs of server CPU in this stop's bench runs).
  */
 export const SENDS_PER_SECOND_AT_CAPACITY = 100;
 
