@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
@@ -74,6 +75,56 @@ describe('CommitGroup', () => {
     await Promise.all(['a', 'b', 'c', 'd', 'e'].map((name) => sut.run(insert(name))));
     assert.equal(statements.filter((text) => text === 'commit').length, 3);
     assert.deepEqual(await names(), ['a', 'b', 'c', 'd', 'e']);
+    await db.destroy();
+  });
+
+  it('lets the event loop accept connections between the works of a long group, before its commit', async () => {
+    // libuv accepts one connection a turn of the event loop (libuv/libuv#3696): a group run in one turn
+    // kept every client that connected meanwhile waiting for as many groups as were ahead of it.
+    const { db, statements } = recordedDatabase();
+    const accepted: number[] = [];
+    const server = createServer((socket) => (accepted.push(statements.filter((text) => text === 'commit').length), socket.destroy()));
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const { port } = server.address() as AddressInfo;
+    const clients: Socket[] = [];
+    const sut = new CommitGroup(db);
+    const busy = (name: string) => async (trx: Kysely<DB>) => {
+      if (clients.length === 0) {
+        // Connected while the group runs: the kernel queues them until the loop takes a turn.
+        clients.push(...Array.from({ length: 5 }, () => connect(port, '127.0.0.1').on('error', () => undefined)));
+      }
+      const until = performance.now() + 5;
+      while (performance.now() < until);
+      return insert(name)(trx);
+    };
+    try {
+      await Promise.all(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((name) => sut.run(busy(name))));
+      while (accepted.length < clients.length) {
+        await new Promise((turn) => setImmediate(turn));
+      }
+      assert.equal(statements.filter((text) => text === 'commit').length, 1);
+      assert.deepEqual(accepted, [0, 0, 0, 0, 0], 'every connection accepted while the one group ran');
+    } finally {
+      clients.forEach((client) => client.destroy());
+      server.close();
+      await db.destroy();
+    }
+  });
+
+  it('starts the next group once the one running commits, with every transaction asked for meanwhile', async () => {
+    const { db, statements, names } = recordedDatabase();
+    const sut = new CommitGroup(db);
+    const asked: Promise<string>[] = [];
+    // Each of the first group's works asks for two more transactions, from a turn of its own.
+    const askingTwo = (name: string) => async (trx: Kysely<DB>) => {
+      await new Promise((turn) => setImmediate(turn));
+      asked.push(sut.run(insert(`${name}1`)), sut.run(insert(`${name}2`)));
+      return insert(name)(trx);
+    };
+    await Promise.all(['a', 'b', 'c'].map((name) => sut.run(askingTwo(name))));
+    await Promise.all(asked);
+    assert.equal(statements.filter((text) => text === 'commit').length, 2);
+    assert.deepEqual(await names(), ['a', 'a1', 'a2', 'b', 'b1', 'b2', 'c', 'c1', 'c2']);
     await db.destroy();
   });
 
