@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { loadAppConfig } from '../src/config';
 import { createDatabase, type DB, DedicatedSession } from '../src/database';
 import { createTestDatabase, type TestDatabase } from './support/databases';
@@ -100,4 +100,86 @@ describe('a PostgreSQL instance whose audit events cannot be sequenced', { skip:
       { request_id: 'sequencing-SEQ-0002', outcome: 'allowed' },
     ]);
   });
+});
+
+/**
+ * Two instances on one PostgreSQL schema, the first holding the sequencer's lock, with the default
+ * AUDIT_SEQUENCER_INTERVAL_MS (1 s). Idle, the sequencer sleeps rather than looking for events every few
+ * milliseconds; events committed on either instance wake it, so no decision waits out the interval.
+ */
+describe('an idle PostgreSQL audit sequencer', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, () => {
+  const ASSETS = Array.from({ length: 10 }, (_, index) => `IDL-${String(index + 1).padStart(4, '0')}`);
+  let cwd: string;
+  let database: TestDatabase;
+  let db: Kysely<DB>;
+  let sequencing: RunningServer;
+  let other: RunningServer;
+  let bearer: string;
+
+  const decommission = (server: RunningServer, assetId: string) =>
+    fetch(`${server.url}/v1/assets/${assetId}`, {
+      method: 'DELETE',
+      headers: { Authorization: bearer, 'Content-Type': 'application/json' },
+      body: JSON.stringify(DECOMMISSION_BODY),
+    });
+  /** Reads of the schema's queue of waiting events, as PostgreSQL counts them (flushed about once a second). */
+  const queueReads = async () => {
+    const { rows } = await sql<{ reads: string }>`
+      select coalesce(seq_scan, 0) + coalesce(idx_scan, 0) as reads from pg_stat_user_tables
+      where schemaname = current_schema() and relname = 'audit_pending'`.execute(db);
+    return Number(rows[0].reads);
+  };
+  const sequencerLockHeld = async () =>
+    Number((await sql<{ held: string }>`select count(*) as held from pg_locks where locktype = 'advisory' and granted`.execute(db)).rows[0].held) > 0;
+
+  before(async () => {
+    cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-audit-idle-'));
+    database = await createTestDatabase('postgres', cwd);
+    const env = {
+      DATABASE_URL: database.url,
+      JWT_SECRET: 'audit-sequencing-secret-of-32-characters',
+      SEED_DEMO: 'false',
+      MIGRATE_ON_START: 'false',
+      RATE_LIMIT_ENABLED: 'false',
+    };
+    await migrateAndImport(cwd, env, { vessels: [], assets: ASSETS.map((asset_id) => ({ asset_id, asset_type: 'vehicle', former_pilot: 'TK-421' })) });
+    bearer = `Bearer ${(await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim()}`;
+    db = createDatabase(loadAppConfig({ DATABASE_URL: database.url }, cwd).database);
+    sequencing = await startServer({ cwd, env });
+    for (const deadline = Date.now() + 10_000; !(await sequencerLockHeld()); await sleep(50)) {
+      assert.ok(Date.now() < deadline, 'the first instance took no sequencer lock within 10 s');
+    }
+    other = await startServer({ cwd, env });
+  });
+  after(async () => {
+    await other?.stop();
+    await sequencing?.stop();
+    await db?.destroy();
+    await database?.drop();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('reads the queue of waiting events a few times in three idle seconds, not hundreds', async () => {
+    await sleep(1_500);
+    const before = await queueReads();
+    await sleep(3_000);
+    const reads = (await queueReads()) - before;
+    assert.ok(reads < 30, `${reads} reads of the queue in 3 idle seconds`);
+  });
+
+  for (const [label, server] of [
+    ['the instance that sequences', () => sequencing],
+    ['another instance', () => other],
+  ] as const) {
+    it(`places the events of decisions on ${label} without waiting out the interval`, async () => {
+      const assets = label === 'another instance' ? ASSETS.slice(5) : ASSETS.slice(0, 5);
+      const started = performance.now();
+      for (const assetId of assets) {
+        assert.equal((await decommission(server(), assetId)).status, 200);
+      }
+      const elapsedMs = performance.now() - started;
+      // Each answer waits for its event's place; a sequencer that only woke every second would take about four seconds.
+      assert.ok(elapsedMs < 2_000, `five decisions one after another took ${Math.round(elapsedMs)} ms`);
+    });
+  }
 });

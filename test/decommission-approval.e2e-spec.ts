@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { AuditService } from '../src/audit';
 import { describeEachDatabase } from './support/databases';
 import { DECOMMISSION_RESULT_KEYS } from './support/fixtures';
@@ -393,10 +394,23 @@ describe('decommission requests across two instances on one PostgreSQL database'
   const stateOf = async (requestId: string) =>
     (await t.db.selectFrom('decommission_requests').select('state').where('request_id', '=', requestId).executeTakeFirstOrThrow()).state;
   const startOther = () => startInstanceBeside(t, { DECOMMISSION_APPROVAL: 'required' });
+  /** Locks the chain's head row in a transaction of the test's, which the sequencer's batch must wait for. */
+  const holdChainHead = () => {
+    let held!: () => void;
+    let release!: () => void;
+    const locked = new Promise<void>((resolve) => (held = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const transaction = t.db.transaction().execute(async (trx) => {
+      await sql`select id from audit_chain_head for update`.execute(trx);
+      held();
+      await released;
+    });
+    return { held: locked, release: () => (release(), transaction) };
+  };
 
   before(async () => {
-    // This process sequences the audit trail (it starts first), pausing up to a second between batches.
-    t = await startTestApp({ engine: 'postgres', env: { DECOMMISSION_APPROVAL: 'required', AUDIT_SEQUENCER_INTERVAL_MS: '1000' } });
+    // This process sequences the audit trail: it starts first.
+    t = await startTestApp({ engine: 'postgres', env: { DECOMMISSION_APPROVAL: 'required' } });
     other = await startOther();
   });
   after(async () => {
@@ -421,14 +435,17 @@ describe('decommission requests across two instances on one PostgreSQL database'
   it('loses nothing when the instance is killed (SIGKILL) between the approval and its answer: the trail holds it whole and verifies', async () => {
     const requestId = (await decommission(t, 'TIE-0002', t.bearer(REQUESTER, 7), ASK).expect(202)).body.data.request_id;
 
-    // The answer waits for the approval's events to be placed by this process's sequencer, which pauses
-    // up to a second between batches: the kill lands once the approval has committed, before its answer.
+    // The answer waits for the approval's events to be placed by this process's sequencer, which the
+    // test holds back by locking the chain's head: the kill lands once the approval has committed, before its answer.
+    const head = holdChainHead();
+    await head.held;
     const answer = decideThere(requestId, 'approve', APPROVER).then((res) => res.status, () => 'no answer');
     for (const deadline = Date.now() + 10_000; (await stateOf(requestId)) !== 'approved'; ) {
       assert.ok(Date.now() < deadline, 'the approval did not commit within 10 s');
     }
     other.child.kill('SIGKILL');
     assert.equal(await answer, 'no answer');
+    await head.release();
 
     expectErrorBody(await decideRequest(t, requestId, 'approve', t.bearer(APPROVER, 7)), 409, 'DECOMMISSION_REQUEST_NOT_PENDING');
     const asset = await t.db.selectFrom('assets').select(['status', 'authorized_by']).where('asset_id', '=', 'TIE-0002').executeTakeFirstOrThrow();

@@ -46,7 +46,7 @@ describe('loadAppConfig', () => {
         signingKeyWarning: undefined,
         logOrigin: 'fleet-registry.invalid/audit',
         checkpointIntervalMs: 1_000,
-        batchLimit: 500, sequencerIntervalMs: 5, takeoverIntervalMs: 500, sequencingTimeoutMs: 10_000, readinessLagMs: 2_000,
+        batchLimit: 500, sequencerIntervalMs: 1_000, takeoverIntervalMs: 500, sequencingTimeoutMs: 10_000, readinessLagMs: 2_000,
         verificationsMax: 2,
         tilesPublic: false,
       },

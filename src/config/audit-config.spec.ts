@@ -24,7 +24,7 @@ describe('loadAppConfig: the audit trail', () => {
         logOrigin: 'fleet-registry.invalid/audit',
         checkpointIntervalMs: 1_000,
         batchLimit: 500,
-        sequencerIntervalMs: 5,
+        sequencerIntervalMs: 1_000,
         takeoverIntervalMs: 500,
         sequencingTimeoutMs: 10_000,
         readinessLagMs: 2_000,

@@ -9,7 +9,7 @@ import { readEd25519PrivateKey } from './key-files';
 export interface AuditConfig {
   /** The most waiting events one sequencing batch moves into the chain. */
   batchLimit: number;
-  /** PostgreSQL: how long the sequencer pauses after a batch that was not full before it looks again. */
+  /** PostgreSQL: how long the sequencer sleeps when no event waits, unless committed events wake it first. */
   sequencerIntervalMs: number;
   /** PostgreSQL: how often an instance that does not sequence tries to take over the sequencer's lock. */
   takeoverIntervalMs: number;
@@ -109,7 +109,7 @@ export function auditConfig(vars: AuditVariables, runtime: RuntimeVariables, cwd
     ...checkpointKeyConfig(vars, runtime, cwd),
     checkpointIntervalMs: vars.AUDIT_CHECKPOINT_INTERVAL_MS ?? 1_000,
     batchLimit: vars.AUDIT_BATCH_LIMIT ?? 500,
-    sequencerIntervalMs: vars.AUDIT_SEQUENCER_INTERVAL_MS ?? 5,
+    sequencerIntervalMs: vars.AUDIT_SEQUENCER_INTERVAL_MS ?? 1_000,
     takeoverIntervalMs,
     sequencingTimeoutMs,
     readinessLagMs: vars.AUDIT_READINESS_LAG_MS ?? 2_000,

@@ -82,6 +82,11 @@ export class DedicatedSession {
     return sql`pg_notify(${channel}, current_schema() || ' ' || ${message})`;
   }
 
+  /** Notifies the listeners on `channel` in this schema with `message`, in a transaction of its own. */
+  async notify(channel: string, message: string): Promise<void> {
+    await this.client.query("select pg_notify($1, current_schema() || ' ' || $2)", [channel, message]);
+  }
+
   /**
    * Ends the session without waiting for the server to acknowledge: a server gone silent never would.
    * Statements in flight fail; the server releases the session's locks when it sees the connection close.
