@@ -9,7 +9,8 @@ import { loadAppConfig } from '../config';
 import { type RequestOrigin, ResourceNotFoundError, ServiceUnavailableError } from '../common';
 import { createDatabase, type DB, migrateToLatest, type NewAsset, TransactionRunner } from '../database';
 import { Metrics } from '../observability';
-import type { DenialLimiter } from '../rate-limit';
+import { ThrottlerStorageService } from '@nestjs/throttler';
+import { DenialLimiter } from '../rate-limit';
 import { AssetAccessDeniedError } from './assets.errors';
 import { ASSET_COLUMNS, AssetsRepository } from './assets.repository';
 import { AssetsService } from './assets.service';
@@ -47,7 +48,7 @@ async function openDatabase(assets: NewAsset[]): Promise<Kysely<DB>> {
 
 function createService(db: Kysely<DB>): AssetsService {
   // The service writes only allowed events, which no limit applies to.
-  const unlimited = { count: async () => ({ limited: false }) } as unknown as DenialLimiter;
+  const unlimited = new DenialLimiter(loadAppConfig({ RATE_LIMIT_ENABLED: 'false' }).rateLimit, new ThrottlerStorageService());
   const metrics = new Metrics(db);
   const transactions = new TransactionRunner(db);
   const log = createAuditLog(transactions, db, new AuditWriteRepository(db), metrics, loadAppConfig({}).audit);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExecutionContext } from '@nestjs/common';
-import type { ThrottlerGuard } from '@nestjs/throttler';
+import { Reflector } from '@nestjs/core';
+import { ThrottlerGuard, ThrottlerStorageService } from '@nestjs/throttler';
 import type { RateLimitConfig } from '../config';
 import { RequestLimitGuard } from './request-limit.guard';
 
@@ -9,7 +10,14 @@ const context = {} as ExecutionContext;
 
 function guard(enabled: boolean) {
   const asked: ExecutionContext[] = [];
-  const throttler = { canActivate: async (seen: ExecutionContext) => (asked.push(seen), false) } as unknown as ThrottlerGuard;
+  /** A throttler that refuses every request it is asked about. */
+  class RefusingThrottler extends ThrottlerGuard {
+    override async canActivate(seen: ExecutionContext): Promise<boolean> {
+      asked.push(seen);
+      return false;
+    }
+  }
+  const throttler = new RefusingThrottler([], new ThrottlerStorageService(), new Reflector());
   const config = { enabled } as RateLimitConfig;
   return { sut: new RequestLimitGuard(config, throttler), asked };
 }

@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import { createDatabase, type DB, migrateToLatest, TransactionRunner } from '../../database';
 import { Metrics } from '../../observability';
-import type { DenialLimiter } from '../../rate-limit';
+import { ThrottlerStorageService } from '@nestjs/throttler';
+import { DenialLimiter } from '../../rate-limit';
 import { loadAppConfig } from '../../config';
 import { createTestDatabase, failAuditEvents, testEngines } from '../../../test/support/databases';
 import { ServiceUnavailableError } from '../../common';
@@ -42,7 +43,7 @@ for (const engine of testEngines()) {
       db = createDatabase(engine === 'sqlite' ? { dialect: 'sqlite', path: ':memory:' } : { dialect: 'postgres', url: database.url, poolSize: 1, timeouts: TIMEOUTS });
       await migrateToLatest(db);
       transactions = new TransactionRunner(db);
-      const unlimited = { count: async () => ({ limited: false }) } as unknown as DenialLimiter;
+      const unlimited = new DenialLimiter(loadAppConfig({ RATE_LIMIT_ENABLED: 'false' }).rateLimit, new ThrottlerStorageService());
       const [writes, metrics] = [new AuditWriteRepository(db), new Metrics(db)];
       if (engine === 'sqlite') {
         log = new SqliteAuditLog(writes);
