@@ -8,6 +8,7 @@ import { Metrics } from '../../observability';
 import { AuditLog, type Placed } from './audit-log';
 import { AuditWriteRepository, type WaitingEvent } from './audit-write.repository';
 import { decodePlaced, encodePlaced } from './placed-ranges';
+import { SequencerSleep } from './sequencer-sleep';
 
 /** The advisory lock whose holder is the one sequencer of the database (of the schema, on a shared server). */
 const SEQUENCER_LOCK = 'audit-sequencer';
@@ -69,10 +70,7 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
   private readonly noticeListeners = new Set<() => void>();
   /** True while this instance holds the sequencer's lock. */
   private sequencing = false;
-  /** Ends the sequencer's sleep, while it sleeps. */
-  private endSleep?: () => void;
-  /** Events committed since the sequencer's last look: it looks again before it sleeps. */
-  private wokenWhileBusy = false;
+  private readonly idle = new SequencerSleep();
   private notifying = false;
   private notifyAgain = false;
   /** When this instance last heard that a batch was placed. */
@@ -172,13 +170,13 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
           // Back to back while events wait: a decision waits for the batch under way and then its own.
           let batchAt = performance.now();
           while (!active.aborted) {
-            this.wokenWhileBusy = false;
+            this.idle.looking();
             if ((await this.chainBatch(session)) > 0) {
               batchAt = performance.now();
             } else if (performance.now() - batchAt < AWAKE_AFTER_BATCH_MS) {
               await pause(SOON_MS, active);
             } else {
-              await this.sleepUntilWoken(sequencerIntervalMs, active);
+              await this.idle.sleep(sequencerIntervalMs, active);
             }
           }
         }
@@ -206,32 +204,9 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
 
   /** Ends this instance's sequencer's sleep, or spares it the next, if it holds the lock. */
   private wakeSequencer(): void {
-    if (!this.sequencing) {
-      return;
+    if (this.sequencing) {
+      this.idle.wake();
     }
-    if (this.endSleep) {
-      this.endSleep();
-    } else {
-      this.wokenWhileBusy = true;
-    }
-  }
-
-  private sleepUntilWoken(ms: number, signal: AbortSignal): Promise<void> {
-    if (this.wokenWhileBusy || signal.aborted) {
-      this.wokenWhileBusy = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', wake);
-        this.endSleep = undefined;
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      signal.addEventListener('abort', wake);
-      this.endSleep = wake;
-    });
   }
 
   /** One notice in flight at a time: the events committed meanwhile ask for one more after it. */
