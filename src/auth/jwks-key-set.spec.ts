@@ -100,6 +100,26 @@ describe('JwksKeySet against a real HTTP server', () => {
     assert.equal(server.requests(), 2);
   });
 
+  it('times its intervals by the monotonic clock: a step of the wall clock neither refetches nor keeps a withdrawn key', async (t) => {
+    let published = [toJwk(ed, 'k1')];
+    const server = await start('serve', () => published, 'public, max-age=1');
+    const sut = new JwksKeySet({ url: server.url, timeoutMs: 1_000, refreshMs: 300, minAgeMs: 1_000, maxAgeMs: 600_000, staleMs: 300_000 });
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    assert.equal((await sut.find('k1'))?.alg, 'EdDSA');
+
+    // The wall clock jumps an hour ahead (a VM resumed, NTP stepped it): no refetch within the interval.
+    t.mock.timers.setTime(Date.now() + 3_600_000);
+    assert.equal(await sut.find('unknown'), undefined);
+    assert.equal(server.requests(), 1);
+
+    // Then a day back: the key withdrawn is still refused once the answer's max-age has passed.
+    t.mock.timers.setTime(Date.now() - 86_400_000);
+    published = [];
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    assert.equal(await sut.find('k1'), undefined);
+    assert.equal(server.requests(), 2);
+  });
+
   it('answers within the timeout when the server hangs, and does not ask again within the interval', async () => {
     const server = await start('hang');
     const sut = new JwksKeySet({ url: server.url, timeoutMs: 300, refreshMs: 60_000, ...AGES });

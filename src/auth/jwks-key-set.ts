@@ -71,6 +71,8 @@ export function parseJwks(document: unknown): Map<string, TokenKey> {
  */
 export class JwksKeySet {
   private keys = new Map<string, TokenKey>();
+  // Times are performance.now(): a step of the wall clock (NTP, a VM resumed) must neither refetch at
+  // once nor keep a withdrawn key past its max-age.
   /** When the set must be fetched again; past it plus staleMs it is not used at all. */
   private expiresAt = -Infinity;
   private attemptedAt = -Infinity;
@@ -85,7 +87,7 @@ export class JwksKeySet {
   async find(kid: string): Promise<TokenKey | undefined> {
     // A set past its age is fetched at once; an unknown kid fetches at most once per refresh interval.
     // A fetch under way is waited for, so that the requests arriving meanwhile see its keys.
-    if (this.pending || this.isDue() || (!this.keys.has(kid) && Date.now() - this.attemptedAt >= this.options.refreshMs)) {
+    if (this.pending || this.isDue() || (!this.keys.has(kid) && performance.now() - this.attemptedAt >= this.options.refreshMs)) {
       await this.refresh();
     }
     return this.usable() ? this.keys.get(kid) : undefined;
@@ -110,22 +112,22 @@ export class JwksKeySet {
   /** Past its age, and no fetch tried within the shorter of the refresh interval and the minimum age (after a failure). */
   private isDue(): boolean {
     const { refreshMs, minAgeMs } = this.options;
-    return Date.now() >= this.expiresAt && Date.now() - this.attemptedAt >= Math.min(refreshMs, minAgeMs);
+    return performance.now() >= this.expiresAt && performance.now() - this.attemptedAt >= Math.min(refreshMs, minAgeMs);
   }
 
   /** Within its age, or past it by no more than staleMs. */
   private usable(): boolean {
-    return Date.now() < this.expiresAt + this.options.staleMs;
+    return performance.now() < this.expiresAt + this.options.staleMs;
   }
 
   /** The health now, logged when it changed. */
   private reportHealth(): JwksHealth {
-    const health: JwksHealth = !this.usable() ? 'unavailable' : Date.now() >= this.expiresAt && this.failure !== undefined ? 'stale' : 'fresh';
+    const health: JwksHealth = !this.usable() ? 'unavailable' : performance.now() >= this.expiresAt && this.failure !== undefined ? 'stale' : 'fresh';
     if (health !== this.reported) {
       this.reported = health;
       const { url, staleMs } = this.options;
       if (health === 'stale') {
-        const until = new Date(this.expiresAt + staleMs).toISOString();
+        const until = new Date(Date.now() + this.expiresAt + staleMs - performance.now()).toISOString();
         this.logger.warn(`JWKS not refreshed from ${url}: ${this.failure}; the last good set is used until ${until} (JWT_JWKS_STALE_SECONDS)`);
       } else if (health === 'unavailable') {
         this.logger.error(`JWKS not fetched from ${url}: ${this.failure ?? 'no fetch tried'}; no key of it is trusted, and readiness fails, until a fetch succeeds`);
@@ -142,7 +144,7 @@ export class JwksKeySet {
   }
 
   private async fetchKeys(): Promise<void> {
-    this.attemptedAt = Date.now();
+    this.attemptedAt = performance.now();
     try {
       const response = await fetch(this.options.url, {
         signal: AbortSignal.timeout(this.options.timeoutMs),
@@ -153,7 +155,7 @@ export class JwksKeySet {
         throw new Error(`answered ${response.status}`);
       }
       this.keys = parseJwks(await response.json());
-      this.expiresAt = Date.now() + cacheLifetime(response.headers.get('cache-control'), this.options.minAgeMs, this.options.maxAgeMs);
+      this.expiresAt = performance.now() + cacheLifetime(response.headers.get('cache-control'), this.options.minAgeMs, this.options.maxAgeMs);
       this.failure = undefined;
     } catch (error) {
       // fetch() says only "fetch failed"; its cause says why (connection refused, DNS, TLS).
