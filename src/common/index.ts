@@ -24,3 +24,4 @@ export { DENIAL_RECORDER, type DenialRecorder } from './errors/denial-recorder';
 export { SuccessEnvelope } from './dto/success-envelope.dto';
 export { insideRecordedWork } from './tracing/recorded-work';
 export { Span } from './tracing/span';
+export { OneRunAtATime } from './concurrency/one-run-at-a-time';

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { type Actor, RateLimitedError, ServiceUnavailableError } from '../../common';
+import { type Actor, OneRunAtATime, RateLimitedError, ServiceUnavailableError } from '../../common';
 import { Metrics } from '../../observability';
 import { AuditLog } from '../write';
 import { type AuditEventFilter, AuditQueryRepository, type ListedAuditEvent } from './audit-query.repository';
@@ -102,8 +102,10 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
   private readonly logger = new Logger('AuditStream');
   private readonly subscribers = new Set<Subscriber>();
   private lastSeenId?: number;
-  private reading = false;
-  private readAgain = false;
+  private readonly reads = new OneRunAtATime(
+    () => this.readNewBatch(),
+    (error) => this.logger.warn(`could not read new audit events: ${error instanceof Error ? error.message : String(error)}`),
+  );
   private poll?: NodeJS.Timeout;
   private readonly stopListening: () => void;
   private draining = false;
@@ -152,7 +154,7 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
   /** Reads new events now: something was placed. */
   private poke(): void {
     if (this.subscribers.size > 0) {
-      void this.readNew();
+      void this.reads.run();
     }
   }
 
@@ -215,37 +217,24 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
     return true;
   }
 
-  private async readNew(): Promise<void> {
-    if (this.reading) {
-      this.readAgain = true;
-      return;
+  /** Hands the events placed since the last read to the subscribers; true when a full batch leaves more to read. */
+  private async readNewBatch(): Promise<boolean> {
+    const events = await this.events.findAfter({}, this.lastSeenId ?? (await this.newestId()), BATCH);
+    if (events.length === 0) {
+      return false;
     }
-    this.reading = true;
-    try {
-      do {
-        this.readAgain = false;
-        const events = await this.events.findAfter({}, this.lastSeenId ?? (await this.newestId()), BATCH);
-        if (events.length === 0) {
-          continue;
-        }
-        this.lastSeenId = events[events.length - 1].id;
-        this.readAgain = events.length === BATCH;
-        for (const subscriber of this.subscribers) {
-          const matching = subscriber.takesAll ? events : events.filter((event) => matches(event, subscriber.filter));
-          if (subscriber.held && subscriber.held.length + matching.length > HELD_LIMIT) {
-            this.drop(subscriber);
-          } else if (subscriber.held) {
-            subscriber.held.push(...matching);
-          } else {
-            this.deliver(subscriber, matching);
-          }
-        }
-      } while (this.readAgain);
-    } catch (error) {
-      this.logger.warn(`could not read new audit events: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      this.reading = false;
+    this.lastSeenId = events[events.length - 1].id;
+    for (const subscriber of this.subscribers) {
+      const matching = subscriber.takesAll ? events : events.filter((event) => matches(event, subscriber.filter));
+      if (subscriber.held && subscriber.held.length + matching.length > HELD_LIMIT) {
+        this.drop(subscriber);
+      } else if (subscriber.held) {
+        subscriber.held.push(...matching);
+      } else {
+        this.deliver(subscriber, matching);
+      }
     }
+    return events.length === BATCH;
   }
 
   private schedulePoll(): void {
@@ -258,7 +247,7 @@ export class AuditStream implements BeforeApplicationShutdown, OnModuleDestroy {
         this.lastSeenId = undefined;
         return;
       }
-      void this.readNew().finally(() => this.schedulePoll());
+      void this.reads.run().finally(() => this.schedulePoll());
     }, POLL_MS);
   }
 

@@ -1,7 +1,7 @@
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kysely } from 'kysely';
-import { ServiceUnavailableError } from '../../common';
+import { OneRunAtATime, ServiceUnavailableError } from '../../common';
 import type { AuditConfig } from '../../config';
 import { type DB, DedicatedSession } from '../../database';
 import { Metrics } from '../../observability';
@@ -63,16 +63,25 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
   private unnamedNotices = 0;
   /** Places that notices named, with when, for waiters that come after their notice. */
   private readonly recentlyPlaced = new Map<number, number>();
-  private checking = false;
-  private checkAgain = false;
+  /** One query at a time for all of this instance's waiters; a notice that comes meanwhile asks for one more. */
+  private readonly waiterChecks = new OneRunAtATime(
+    () => this.settlePlacedWaiters(),
+    (error) => this.logger.warn(`could not check the audit events waiting for a place: ${error instanceof Error ? error.message : String(error)}`),
+  );
   private recheck?: NodeJS.Timeout;
   /** Told of every notice, from any instance: events were placed in the chain. */
   private readonly noticeListeners = new Set<() => void>();
   /** True while this instance holds the sequencer's lock. */
   private sequencing = false;
   private readonly idle = new SequencerSleep();
-  private notifying = false;
-  private notifyAgain = false;
+  /** One notice in flight at a time: the events committed meanwhile ask for one more after it. */
+  private readonly notices = new OneRunAtATime(
+    async () => {
+      await this.session?.notify(WAITING_CHANNEL, '');
+    },
+    (error) =>
+      this.logger.warn(`could not wake the audit sequencer, which looks within AUDIT_SEQUENCER_INTERVAL_MS: ${error instanceof Error ? error.message : String(error)}`),
+  );
   /** When this instance last heard that a batch was placed. */
   private heardAt = -Infinity;
 
@@ -133,7 +142,7 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
         },
       });
       if (this.unnamedNotices !== ticket.unnamedNoticesSeen) {
-        void this.checkWaiters();
+        void this.waiterChecks.run();
       }
       this.scheduleRecheck();
     });
@@ -198,7 +207,7 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
     if (this.sequencing) {
       this.wakeSequencer();
     } else if (performance.now() - this.heardAt >= HEARD_LATELY_MS) {
-      void this.notifySequencer();
+      void this.notices.run();
     }
   }
 
@@ -206,25 +215,6 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
   private wakeSequencer(): void {
     if (this.sequencing) {
       this.idle.wake();
-    }
-  }
-
-  /** One notice in flight at a time: the events committed meanwhile ask for one more after it. */
-  private async notifySequencer(): Promise<void> {
-    if (this.notifying) {
-      this.notifyAgain = true;
-      return;
-    }
-    this.notifying = true;
-    try {
-      do {
-        this.notifyAgain = false;
-        await this.session?.notify(WAITING_CHANNEL, '');
-      } while (this.notifyAgain);
-    } catch (error) {
-      this.logger.warn(`could not wake the audit sequencer, which looks within AUDIT_SEQUENCER_INTERVAL_MS: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      this.notifying = false;
     }
   }
 
@@ -251,7 +241,7 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
     const placed = decodePlaced(message);
     if (placed.length === 0) {
       this.unnamedNotices++;
-      void this.checkWaiters();
+      void this.waiterChecks.run();
       return;
     }
     const now = performance.now();
@@ -279,27 +269,12 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
     return true;
   }
 
-  /** One query at a time for all of this instance's waiters; a notice that comes meanwhile asks for one more. */
-  private async checkWaiters(): Promise<void> {
-    if (this.checking) {
-      this.checkAgain = true;
-      return;
-    }
-    this.checking = true;
-    try {
-      do {
-        this.checkAgain = false;
-        const ids = [...this.waiting.keys()];
-        if (ids.length === 0) {
-          break;
-        }
-        const still = await this.writes.findStillWaiting(ids);
-        ids.filter((id) => !still.has(id)).forEach((id) => this.settle(id));
-      } while (this.checkAgain);
-    } catch (error) {
-      this.logger.warn(`could not check the audit events waiting for a place: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      this.checking = false;
+  /** Settles this instance's waiters whose events no longer wait. */
+  private async settlePlacedWaiters(): Promise<void> {
+    const ids = [...this.waiting.keys()];
+    if (ids.length > 0) {
+      const still = await this.writes.findStillWaiting(ids);
+      ids.filter((id) => !still.has(id)).forEach((id) => this.settle(id));
     }
   }
 
@@ -309,7 +284,7 @@ export class PostgresAuditLog extends AuditLog implements OnApplicationBootstrap
     }
     this.recheck = setTimeout(() => {
       this.recheck = undefined;
-      void this.checkWaiters().then(() => {
+      void this.waiterChecks.run().then(() => {
         if (this.waiting.size > 0) {
           this.scheduleRecheck();
         }
