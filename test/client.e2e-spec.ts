@@ -10,18 +10,25 @@ import { DECOMMISSION_BODY, RECOMMISSION_BODY } from './support/fixtures';
 import { listenOnLoopback, startTestApp, type TestApp } from './support/test-app';
 import { extendTrail } from './support/trail';
 import { waitUntil } from './support/wait';
+import { SINK_TEST_ENV, startWebhookSink, type WebhookSink } from './support/webhooks';
 
 const ROOT = join(__dirname, '..', '..');
 
 describeEachDatabase('the typed client (clients/typescript) against the service', (engine) => {
   let t: TestApp;
   let client: FleetRegistryClient;
+  /** Where the subscription made below points: its deliveries fail on this machine. */
+  let sink: WebhookSink;
 
   before(async () => {
-    t = await startTestApp({ engine });
+    sink = await startWebhookSink();
+    t = await startTestApp({ engine, env: SINK_TEST_ENV });
     client = createFleetRegistryClient(await listenOnLoopback(t), t.bearer('admiral-7', 7).slice('Bearer '.length));
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await sink.close();
+  });
 
   it('has committed code equal to what @hey-api/openapi-ts makes of the document the service serves (npm run client:generate)', async () => {
     const served = (await t.http().get('/docs-json').expect(200)).body;
@@ -70,7 +77,7 @@ describeEachDatabase('the typed client (clients/typescript) against the service'
 
   it('creates, reads, resumes, rotates, lists the deliveries of and deletes a webhook subscription through typed calls', async () => {
     const admiral = createFleetRegistryClient(await listenOnLoopback(t), t.bearer('admiral-9', 9).slice('Bearer '.length));
-    const created = await admiral.webhooks.create({ body: { url: 'https://93.184.215.14/hooks/fleet', filter: { outcomes: ['denied'] }, start: 'now' } });
+    const created = await admiral.webhooks.create({ body: { url: sink.url('/hooks/fleet'), filter: { outcomes: ['denied'] }, start: 'now' } });
     // From now, with only allowed calls after it: nothing is sent, so the deliveries listed below are none.
     assert.equal(created.response?.status, 201);
     const id = created.data?.data.id;

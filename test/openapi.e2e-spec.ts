@@ -8,6 +8,7 @@ import { describeEachDatabase } from './support/databases';
 import { concretePath, isPublic, type Route, routesOf } from './support/openapi';
 import { startTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
+import { SINK_TEST_ENV, startWebhookSink, type WebhookSink } from './support/webhooks';
 import demoData from '../src/import/demo-data.json';
 
 type Schema = SchemaObject & ReferenceObject;
@@ -22,9 +23,12 @@ describeEachDatabase('the OpenAPI document against the service', (engine) => {
   let t: TestApp;
   let document: OpenAPIObject;
   let routes: Route[];
+  /** Where the documented subscription points: its deliveries fail on this machine. */
+  let sink: WebhookSink;
 
   before(async () => {
-    t = await startTestApp({ engine, env: { AUDIT_CHECKPOINT_INTERVAL_MS: '100' } });
+    sink = await startWebhookSink();
+    t = await startTestApp({ engine, env: { ...SINK_TEST_ENV, AUDIT_CHECKPOINT_INTERVAL_MS: '100' } });
     // The proofs' documented event 1 and trees of 1 event: a refusal records it, then a checkpoint covers it.
     await t.http().get('/v1/fleet/star-destroyers').expect(401);
     const admiral = t.bearer('admiral-7', 7);
@@ -51,7 +55,10 @@ describeEachDatabase('the OpenAPI document against the service', (engine) => {
       ])
       .execute();
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await sink.close();
+  });
 
   /** The subscription the documented id names, made again when a route (the DELETE) removed it. */
   const exampleWebhook = async () => {
@@ -61,7 +68,7 @@ describeEachDatabase('the OpenAPI document against the service', (engine) => {
     const now = new Date().toISOString();
     await t.db.insertInto('delivery_feeds').values({ feed_id: EXAMPLE_WEBHOOK_ID, kind: 'webhook', state: 'active', cursor: 0, created_at: now, updated_at: now }).execute();
     const secret = t.app.get(SecretBox).seal('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw9e1IIYxQrL8=');
-    await t.db.insertInto('webhook_subscriptions').values({ feed_id: EXAMPLE_WEBHOOK_ID, url: 'https://93.184.215.14/hooks', description: null, filter: '{}', secret, created_by: 'admiral-9' }).execute();
+    await t.db.insertInto('webhook_subscriptions').values({ feed_id: EXAMPLE_WEBHOOK_ID, url: sink.url('/hooks'), description: null, filter: '{}', secret, created_by: 'admiral-9' }).execute();
   };
 
   const responseOf = ({ operation }: Route, status: string) => operation.responses[status] as ResponseObject | undefined;

@@ -10,13 +10,22 @@ import { auditSigningKeyFile } from './support/key-files';
 import { startServer } from './support/processes';
 import { startTestApp, type TestApp } from './support/test-app';
 import { tokenServiceFor } from './support/tokens';
+import { SINK_TEST_ENV, startWebhookSink, type WebhookSink } from './support/webhooks';
 
-/** A public address as a literal: the checks take it without resolving a name, offline too. */
+/** A public address as a literal, for requests refused before anything is stored or sent: the checks take it without resolving a name. */
 const PUBLIC_URL = 'https://93.184.215.14/hooks/fleet?token=receiver-token';
 const ADMIRAL = 'admiral-9';
 const WEBHOOK_KEYS = ['id', 'url', 'description', 'filter', 'state', 'cursor', 'attempts', 'last_error', 'next_attempt_at', 'created_at'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
+
+/** Where the subscriptions that are stored point: deliveries to it fail on this machine. */
+let sink: WebhookSink;
+const targetUrl = () => sink.url('/hooks/fleet?token=receiver-token');
+before(async () => {
+  sink = await startWebhookSink();
+});
+after(() => sink.close());
 
 describeEachDatabase('webhook subscriptions', (engine) => {
   let t: TestApp;
@@ -36,14 +45,14 @@ describeEachDatabase('webhook subscriptions', (engine) => {
     ]);
 
   before(async () => {
-    t = await startTestApp({ engine });
+    t = await startTestApp({ engine, env: SINK_TEST_ENV });
     admiral = t.bearer(ADMIRAL, 9);
   });
   after(() => t.close());
 
   it('creates a subscription: 201, Location, the secret shown once, from the newest event, with its event in the trail', async () => {
     const before = await newestId();
-    const res = await create({ url: PUBLIC_URL, description: 'SIEM: denials', filter: { outcomes: ['denied'] } }).expect(201);
+    const res = await create({ url: targetUrl(), description: 'SIEM: denials', filter: { outcomes: ['denied'] } }).expect(201);
     const { data } = res.body;
     assert.deepEqual(Object.keys(data).sort(), [...WEBHOOK_KEYS, 'secret'].sort());
     assert.match(data.id, UUID);
@@ -51,12 +60,12 @@ describeEachDatabase('webhook subscriptions', (engine) => {
     assert.match(data.secret, SECRET);
     assert.deepEqual(
       { url: data.url, description: data.description, filter: data.filter, state: data.state, cursor: data.cursor, attempts: data.attempts },
-      { url: PUBLIC_URL, description: 'SIEM: denials', filter: { outcomes: ['denied'] }, state: 'active', cursor: before, attempts: 0 },
+      { url: targetUrl(), description: 'SIEM: denials', filter: { outcomes: ['denied'] }, state: 'active', cursor: before, attempts: 0 },
     );
     const event = await newestEvent();
     assert.deepEqual(
       [event.action, event.outcome, event.actor, Number(event.actor_clearance), JSON.parse(event.details as string)],
-      ['webhook.create', 'allowed', ADMIRAL, 9, { webhook_id: data.id, url: 'https://93.184.215.14/hooks/fleet' }],
+      ['webhook.create', 'allowed', ADMIRAL, 9, { webhook_id: data.id, url: sink.url('/hooks/fleet') }],
     );
     assert.ok(!JSON.stringify(event).includes(data.secret.slice(6)), 'the secret is not in the trail');
     const dump = await dumpOf(data.id);
@@ -68,8 +77,8 @@ describeEachDatabase('webhook subscriptions', (engine) => {
   });
 
   it('lists subscriptions newest first, without secrets, paged by limit and cursor', async () => {
-    const first = (await create({ url: PUBLIC_URL }).expect(201)).body.data.id;
-    const second = (await create({ url: PUBLIC_URL }).expect(201)).body.data.id;
+    const first = (await create({ url: targetUrl() }).expect(201)).body.data.id;
+    const second = (await create({ url: targetUrl() }).expect(201)).body.data.id;
     const page = (await get('/v1/webhooks?limit=1').expect(200)).body.data;
     assert.deepEqual(page.webhooks.map(({ id }: { id: string }) => id), [second]);
     assert.equal(page.per_page, 1);
@@ -87,13 +96,13 @@ describeEachDatabase('webhook subscriptions', (engine) => {
   });
 
   it('starts from the beginning, or with a given event; an event that does not exist is refused naming start', async () => {
-    assert.equal((await create({ url: PUBLIC_URL, start: 'beginning' }).expect(201)).body.data.cursor, 0);
+    assert.equal((await create({ url: targetUrl(), start: 'beginning' }).expect(201)).body.data.cursor, 0);
     const newest = await newestId();
-    assert.equal((await create({ url: PUBLIC_URL, start: newest }).expect(201)).body.data.cursor, newest - 1);
+    assert.equal((await create({ url: targetUrl(), start: newest }).expect(201)).body.data.cursor, newest - 1);
     const count = await subscriptionCount();
-    expectErrorBody(await create({ url: PUBLIC_URL, start: newest + 1000 }), 400, 'VALIDATION_ERROR', 'start');
-    expectErrorBody(await create({ url: PUBLIC_URL, start: 'later' }), 400, 'VALIDATION_ERROR', 'start');
-    expectErrorBody(await create({ url: PUBLIC_URL, start: 0 }), 400, 'VALIDATION_ERROR', 'start');
+    expectErrorBody(await create({ url: targetUrl(), start: newest + 1000 }), 400, 'VALIDATION_ERROR', 'start');
+    expectErrorBody(await create({ url: targetUrl(), start: 'later' }), 400, 'VALIDATION_ERROR', 'start');
+    expectErrorBody(await create({ url: targetUrl(), start: 0 }), 400, 'VALIDATION_ERROR', 'start');
     assert.equal(await subscriptionCount(), count);
   });
 
@@ -107,37 +116,18 @@ describeEachDatabase('webhook subscriptions', (engine) => {
       [{ url: 'ftp://93.184.215.14/' }, 'url'],
       [{ url: 'https://user:pw@93.184.215.14/' }, 'url'],
       [{ url: `https://93.184.215.14/${'a'.repeat(2048)}` }, 'url'],
-      [{ url: PUBLIC_URL, description: 'd'.repeat(501) }, 'description'],
-      [{ url: PUBLIC_URL, filter: { actions: ['asset.explode'] } }, 'filter.actions'],
-      [{ url: PUBLIC_URL, filter: { actions: [] } }, 'filter.actions'],
-      [{ url: PUBLIC_URL, filter: { outcomes: ['maybe'] } }, 'filter.outcomes'],
-      [{ url: PUBLIC_URL, filter: { colour: 'red' } }, 'filter.colour'],
-      [{ url: PUBLIC_URL, filter: 'all' }, 'filter'],
-      [{ url: PUBLIC_URL, secret: 'whsec_mine' }, 'secret'],
+      [{ url: targetUrl(), description: 'd'.repeat(501) }, 'description'],
+      [{ url: targetUrl(), filter: { actions: ['asset.explode'] } }, 'filter.actions'],
+      [{ url: targetUrl(), filter: { actions: [] } }, 'filter.actions'],
+      [{ url: targetUrl(), filter: { outcomes: ['maybe'] } }, 'filter.outcomes'],
+      [{ url: targetUrl(), filter: { colour: 'red' } }, 'filter.colour'],
+      [{ url: targetUrl(), filter: 'all' }, 'filter'],
+      [{ url: targetUrl(), secret: 'whsec_mine' }, 'secret'],
     ] as const) {
       expectErrorBody(await create(body), 400, 'VALIDATION_ERROR', field);
     }
     assert.equal(await subscriptionCount(), count);
     assert.equal(await newestId(), events, 'no event for a refused creation');
-  });
-
-  it('refuses urls that reach this host or its networks with WEBHOOK_URL_FORBIDDEN naming url, and creates nothing', async () => {
-    const count = await subscriptionCount();
-    for (const [url, reason] of [
-      ['http://93.184.215.14/hook', /^url must be https:\/\/; WEBHOOK_ALLOW_HTTP=true allows http:\/\/$/],
-      ['https://localhost/hook', /^url resolves to (127\.0\.0\.1|::1), a loopback address; WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows it$/],
-      ['https://127.0.0.1/hook', /^url names 127\.0\.0\.1, a loopback address/],
-      ['https://[::1]:8443/hook', /^url names ::1, a loopback address/],
-      ['https://10.1.2.3/hook', /^url names 10\.1\.2\.3, a private address/],
-      ['https://169.254.169.254/latest/meta-data/', /^url names 169\.254\.169\.254, a metadata address/],
-      ['https://[fd00::1]/hook', /^url names fd00::1, a unique-local address/],
-      ['https://[::ffff:127.0.0.1]/hook', /^url names ::ffff:7f00:1, a loopback address/],
-    ] as const) {
-      const res = await create({ url });
-      expectErrorBody(res, 400, 'WEBHOOK_URL_FORBIDDEN', 'url');
-      assert.match(res.body.message, reason, url);
-    }
-    assert.equal(await subscriptionCount(), count);
   });
 
   it('answers 404 WEBHOOK_NOT_FOUND for an unknown id on every route, and 400 naming id for a malformed one', async () => {
@@ -151,7 +141,7 @@ describeEachDatabase('webhook subscriptions', (engine) => {
   });
 
   it('resumes a failing subscription from the same event, with its event', async () => {
-    const { id } = (await create({ url: PUBLIC_URL, start: 'beginning' }).expect(201)).body.data;
+    const { id } = (await create({ url: targetUrl(), start: 'beginning' }).expect(201)).body.data;
     await t.db
       .updateTable('delivery_feeds')
       .set({ state: 'failing', attempts: 15, next_attempt_at: '2030-01-01T00:00:00.000Z', last_error: 'HTTP 500', cursor: 3 })
@@ -164,7 +154,7 @@ describeEachDatabase('webhook subscriptions', (engine) => {
   });
 
   it('rotates the secret: the new one shown once, the old one kept sealed to sign for 24 hours, with its event', async () => {
-    const created = (await create({ url: PUBLIC_URL }).expect(201)).body.data;
+    const created = (await create({ url: targetUrl() }).expect(201)).body.data;
     const started = Date.now();
     const rotated = (await post(`/v1/webhooks/${created.id}/rotate-secret`).expect(200)).body.data;
     assert.deepEqual(Object.keys(rotated).sort(), ['id', 'previous_secret_until', 'secret']);
@@ -186,7 +176,7 @@ describeEachDatabase('webhook subscriptions', (engine) => {
 
   it("lists a subscription's delivery attempts newest first, paged by limit and cursor", async () => {
     // A filter no event here matches: the dispatcher, which takes a new subscription at once, sends nothing, and the attempts listed are the test's own.
-    const { id } = (await create({ url: PUBLIC_URL, filter: { actions: ['decommission.expire'] } }).expect(201)).body.data;
+    const { id } = (await create({ url: targetUrl(), filter: { actions: ['decommission.expire'] } }).expect(201)).body.data;
     const attempt = (event_id: number, attempt: number, status: number | null, error: string | null) => ({
       feed_id: id,
       event_id,
@@ -211,7 +201,7 @@ describeEachDatabase('webhook subscriptions', (engine) => {
   });
 
   it('deletes a subscription with its feed and attempts, answering what it was, with its event', async () => {
-    const { id } = (await create({ url: PUBLIC_URL }).expect(201)).body.data;
+    const { id } = (await create({ url: targetUrl() }).expect(201)).body.data;
     await t.db.insertInto('delivery_attempts').values({ feed_id: id, event_id: 1, attempt: 1, status: 204, error: null, duration_ms: 3, attempted_at: new Date().toISOString() }).execute();
     const res = await t.http().delete(`/v1/webhooks/${id}`).set('Authorization', admiral).expect(200);
     assert.deepEqual(Object.keys(res.body.data).sort(), WEBHOOK_KEYS.sort());
@@ -220,13 +210,13 @@ describeEachDatabase('webhook subscriptions', (engine) => {
       assert.deepEqual(await t.db.selectFrom(table).select('feed_id').where('feed_id', '=', id).execute(), [], table);
     }
     const event = await newestEvent();
-    assert.deepEqual([event.action, event.actor, JSON.parse(event.details as string)], ['webhook.delete', ADMIRAL, { webhook_id: id, url: 'https://93.184.215.14/hooks/fleet' }]);
+    assert.deepEqual([event.action, event.actor, JSON.parse(event.details as string)], ['webhook.delete', ADMIRAL, { webhook_id: id, url: sink.url('/hooks/fleet') }]);
     expectErrorBody(await get(`/v1/webhooks/${id}`), 404, 'WEBHOOK_NOT_FOUND');
   });
 
   it('refuses changes below clearance 9 and reads below 7, each refusal audited with the actor', async () => {
     const count = await subscriptionCount();
-    expectErrorBody(await create({ url: PUBLIC_URL }, t.bearer('officer-8', 8)), 403, 'CLEARANCE_INSUFFICIENT');
+    expectErrorBody(await create({ url: targetUrl() }, t.bearer('officer-8', 8)), 403, 'CLEARANCE_INSUFFICIENT');
     let event = await newestEvent();
     assert.deepEqual([event.action, event.outcome, event.reason, event.actor], ['webhook.create', 'denied', 'CLEARANCE_INSUFFICIENT', 'officer-8']);
     assert.equal(await subscriptionCount(), count);
@@ -245,11 +235,39 @@ describeEachDatabase('webhook subscriptions', (engine) => {
 });
 
 describeEachDatabase('webhook subscriptions under other settings', (engine) => {
+  it('refuses urls that reach this host or its networks with WEBHOOK_URL_FORBIDDEN naming url, and creates nothing', async () => {
+    const t = await startTestApp({ engine });
+    const subscriptionCount = async () => (await t.db.selectFrom('webhook_subscriptions').select('feed_id').execute()).length;
+    const create = (body: object) => t.http().post('/v1/webhooks').set('Authorization', t.bearer(ADMIRAL, 9)).send(body);
+    try {
+      const count = await subscriptionCount();
+      for (const [url, reason] of [
+        ['http://93.184.215.14/hook', /^url must be https:\/\/; WEBHOOK_ALLOW_HTTP=true allows http:\/\/$/],
+        ['https://localhost/hook', /^url resolves to (127\.0\.0\.1|::1), a loopback address; WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows it$/],
+        ['https://127.0.0.1/hook', /^url names 127\.0\.0\.1, a loopback address/],
+        ['https://[::1]:8443/hook', /^url names ::1, a loopback address/],
+        ['https://10.1.2.3/hook', /^url names 10\.1\.2\.3, a private address/],
+        ['https://169.254.169.254/latest/meta-data/', /^url names 169\.254\.169\.254, a metadata address/],
+        ['https://[fd00::1]/hook', /^url names fd00::1, a unique-local address/],
+        ['https://[::ffff:127.0.0.1]/hook', /^url names ::ffff:7f00:1, a loopback address/],
+      ] as const) {
+        const res = await create({ url });
+        expectErrorBody(res, 400, 'WEBHOOK_URL_FORBIDDEN', 'url');
+        assert.match(res.body.message, reason, url);
+      }
+      assert.equal(await subscriptionCount(), count);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('accepts http and private addresses with WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_NETWORKS', async () => {
     const t = await startTestApp({ engine, env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
     try {
       for (const url of ['http://127.0.0.1:9/hook', 'http://localhost:9/hook', 'https://[::1]/hook', 'https://10.1.2.3/', 'http://[::ffff:127.0.0.1]/']) {
-        await t.http().post('/v1/webhooks').set('Authorization', t.bearer(ADMIRAL, 9)).send({ url }).expect(201);
+        // A filter no event here matches: nothing is sent, to 10.1.2.3, off this machine, least of all.
+        const filter = { actions: ['decommission.expire'] };
+        await t.http().post('/v1/webhooks').set('Authorization', t.bearer(ADMIRAL, 9)).send({ url, filter }).expect(201);
       }
     } finally {
       await t.close();
@@ -257,9 +275,9 @@ describeEachDatabase('webhook subscriptions under other settings', (engine) => {
   });
 
   it('refuses one more subscription than WEBHOOK_SUBSCRIPTIONS_MAX with 409 WEBHOOK_LIMIT, creating nothing', async () => {
-    const t = await startTestApp({ engine, env: { WEBHOOK_SUBSCRIPTIONS_MAX: '2' } });
+    const t = await startTestApp({ engine, env: { ...SINK_TEST_ENV, WEBHOOK_SUBSCRIPTIONS_MAX: '2' } });
     try {
-      const create = () => t.http().post('/v1/webhooks').set('Authorization', t.bearer(ADMIRAL, 9)).send({ url: PUBLIC_URL });
+      const create = () => t.http().post('/v1/webhooks').set('Authorization', t.bearer(ADMIRAL, 9)).send({ url: targetUrl() });
       await create().expect(201);
       await create().expect(201);
       expectErrorBody(await create(), 409, 'WEBHOOK_LIMIT');
@@ -289,10 +307,10 @@ describe('a webhook secret in a server process', () => {
   it('is generated a key beside the SQLite file, mode 0600, and the secrets appear in no log line', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-webhook-secret-'));
     const JWT_SECRET = 'webhook-secret-test-secret-of-32-chars-or-more';
-    const server = await startServer({ cwd, env: { JWT_SECRET, DATABASE_URL: 'sqlite:registry.sqlite', SEED_DEMO: 'false', LOG_LEVEL: 'debug' } });
+    const server = await startServer({ cwd, env: { ...SINK_TEST_ENV, JWT_SECRET, DATABASE_URL: 'sqlite:registry.sqlite', SEED_DEMO: 'false', LOG_LEVEL: 'debug' } });
     try {
       const headers = { Authorization: `Bearer ${tokenServiceFor({ JWT_SECRET }).issue(ADMIRAL, 9, '1h')}`, 'Content-Type': 'application/json' };
-      const created = await fetch(`${server.url}/v1/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: PUBLIC_URL }) });
+      const created = await fetch(`${server.url}/v1/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: targetUrl() }) });
       assert.equal(created.status, 201);
       const { id, secret } = ((await created.json()) as { data: { id: string; secret: string } }).data;
       const rotated = await fetch(`${server.url}/v1/webhooks/${id}/rotate-secret`, { method: 'POST', headers });

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 
 /** What the environment of a delivery test sets: plain http to 127.0.0.1, and quick retries and leases. */
 export const DELIVERY_TEST_ENV = {
@@ -9,6 +11,34 @@ export const DELIVERY_TEST_ENV = {
   WEBHOOK_LEASE_MS: '1200',
   WEBHOOK_MAX_ATTEMPTS: '4',
 };
+
+/** Lets an app subscribe a webhook to the sink below, on this machine. */
+export const SINK_TEST_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+
+/** A target for subscriptions whose deliveries a test does not read. */
+export interface WebhookSink {
+  /** An https:// URL on the sink, ending in `path`. */
+  url: (path: string) => string;
+  close: () => Promise<void>;
+}
+
+/**
+ * A port on this machine that closes every connection it takes: each delivery attempt to it fails at
+ * once, and nothing leaves the machine (an app that subscribes to it needs SINK_TEST_ENV).
+ */
+export async function startWebhookSink(): Promise<WebhookSink> {
+  const server = createServer((socket) => socket.destroy());
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `https://127.0.0.1:${port}${path}`,
+    close: async () => {
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
 
 export interface Subscription {
   id: string;
