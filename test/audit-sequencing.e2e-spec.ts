@@ -14,56 +14,79 @@ import { type RunningServer, runScript, SCRIPTS, startServer, migrateAndImport }
 const SEQUENCING_TIMEOUT_MS = 1_500;
 const READINESS_LAG_MS = 300;
 
+/** What each suite starts from: a migrated PostgreSQL schema holding its assets, the servers' environment, a clearance-9 bearer and a connection of the test's own. */
+interface SequencingLab {
+  cwd: string;
+  database: TestDatabase;
+  env: Record<string, string>;
+  bearer: string;
+  db: Kysely<DB>;
+}
+
+async function openLab(prefix: string, assetIds: string[], settings: Record<string, string> = {}): Promise<SequencingLab> {
+  const cwd = mkdtempSync(join(tmpdir(), prefix));
+  const database = await createTestDatabase('postgres', cwd);
+  const env = {
+    DATABASE_URL: database.url,
+    JWT_SECRET: 'audit-sequencing-secret-of-32-characters',
+    SEED_DEMO: 'false',
+    MIGRATE_ON_START: 'false',
+    RATE_LIMIT_ENABLED: 'false',
+    ...settings,
+  };
+  await migrateAndImport(cwd, env, { vessels: [], assets: assetIds.map((asset_id) => ({ asset_id, asset_type: 'vehicle', former_pilot: 'TK-421' })) });
+  const bearer = `Bearer ${(await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim()}`;
+  const db = createDatabase(loadAppConfig({ DATABASE_URL: database.url }, cwd).database);
+  return { cwd, database, env, bearer, db };
+}
+
+async function closeLab(lab: SequencingLab | undefined): Promise<void> {
+  await lab?.db.destroy();
+  await lab?.database.drop();
+  if (lab) {
+    rmSync(lab.cwd, { recursive: true, force: true });
+  }
+}
+
+/** A DELETE of `assetId` on `server`, with `headers` besides the token and the body's type. */
+const decommissionOn = (server: RunningServer, bearer: string, assetId: string, headers: Record<string, string> = {}) =>
+  fetch(`${server.url}/v1/assets/${assetId}`, {
+    method: 'DELETE',
+    headers: { Authorization: bearer, 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(DECOMMISSION_BODY),
+  });
+
 /**
  * The test holds the sequencer's advisory lock itself, so the instance decides but cannot sequence:
  * its decision waits, is answered 503 past the bound, and readiness and the lag metric show the lag;
  * once the lock is released the instance takes it over and chains what waited.
  */
 describe('a PostgreSQL instance whose audit events cannot be sequenced', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, () => {
-  let cwd: string;
-  let database: TestDatabase;
+  let lab: SequencingLab;
   let db: Kysely<DB>;
   let blocker: DedicatedSession;
   let server: RunningServer;
-  let bearer: string;
 
-  const decommission = (assetId: string) =>
-    fetch(`${server.url}/v1/assets/${assetId}`, {
-      method: 'DELETE',
-      headers: { Authorization: bearer, 'Content-Type': 'application/json', 'X-Request-Id': `sequencing-${assetId}` },
-      body: JSON.stringify(DECOMMISSION_BODY),
-    });
+  const decommission = (assetId: string) => decommissionOn(server, lab.bearer, assetId, { 'X-Request-Id': `sequencing-${assetId}` });
   const ready = async () => fetch(`${server.url}/health/ready`).then(async (response) => ({ status: response.status, body: (await response.json()) as { message?: string } }));
   const lagSeconds = async () => Number((await (await fetch(`${server.url}/metrics`)).text()).match(/^fleet_registry_audit_sequencing_lag_seconds (\S+)$/m)?.[1]);
   const waitingCount = async () => Number((await db.selectFrom('audit_pending').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
 
   before(async () => {
-    cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-audit-sequencing-'));
-    database = await createTestDatabase('postgres', cwd);
-    const env = {
-      DATABASE_URL: database.url,
-      JWT_SECRET: 'audit-sequencing-secret-of-32-characters',
-      SEED_DEMO: 'false',
-      MIGRATE_ON_START: 'false',
-      RATE_LIMIT_ENABLED: 'false',
+    lab = await openLab('fleet-registry-audit-sequencing-', ['SEQ-0001', 'SEQ-0002'], {
       AUDIT_SEQUENCING_TIMEOUT_MS: String(SEQUENCING_TIMEOUT_MS),
       AUDIT_READINESS_LAG_MS: String(READINESS_LAG_MS),
       AUDIT_TAKEOVER_INTERVAL_MS: '200',
-    };
-    const assets = ['SEQ-0001', 'SEQ-0002'].map((asset_id) => ({ asset_id, asset_type: 'vehicle', former_pilot: 'TK-421' }));
-    await migrateAndImport(cwd, env, { vessels: [], assets });
-    bearer = `Bearer ${(await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim()}`;
-    db = createDatabase(loadAppConfig({ DATABASE_URL: database.url }, cwd).database);
+    });
+    db = lab.db;
     blocker = await DedicatedSession.open(db, () => undefined);
     assert.ok(await blocker.tryLock('audit-sequencer'), 'the test holds the sequencer lock before the instance starts');
-    server = await startServer({ cwd, env });
+    server = await startServer({ cwd: lab.cwd, env: lab.env });
   });
   after(async () => {
     blocker?.close();
     await server?.stop();
-    await db?.destroy();
-    await database?.drop();
-    rmSync(cwd, { recursive: true, force: true });
+    await closeLab(lab);
   });
 
   it('is ready while nothing waits', async () => {
@@ -109,19 +132,12 @@ describe('a PostgreSQL instance whose audit events cannot be sequenced', { skip:
  */
 describe('an idle PostgreSQL audit sequencer', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, () => {
   const ASSETS = Array.from({ length: 10 }, (_, index) => `IDL-${String(index + 1).padStart(4, '0')}`);
-  let cwd: string;
-  let database: TestDatabase;
+  let lab: SequencingLab;
   let db: Kysely<DB>;
   let sequencing: RunningServer;
   let other: RunningServer;
-  let bearer: string;
 
-  const decommission = (server: RunningServer, assetId: string) =>
-    fetch(`${server.url}/v1/assets/${assetId}`, {
-      method: 'DELETE',
-      headers: { Authorization: bearer, 'Content-Type': 'application/json' },
-      body: JSON.stringify(DECOMMISSION_BODY),
-    });
+  const decommission = (server: RunningServer, assetId: string) => decommissionOn(server, lab.bearer, assetId);
   /** Reads of the schema's queue of waiting events, as PostgreSQL counts them (flushed about once a second). */
   const queueReads = async () => {
     const { rows } = await sql<{ reads: string }>`
@@ -133,30 +149,18 @@ describe('an idle PostgreSQL audit sequencer', { skip: !process.env.TEST_DATABAS
     Number((await sql<{ held: string }>`select count(*) as held from pg_locks where locktype = 'advisory' and granted`.execute(db)).rows[0].held) > 0;
 
   before(async () => {
-    cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-audit-idle-'));
-    database = await createTestDatabase('postgres', cwd);
-    const env = {
-      DATABASE_URL: database.url,
-      JWT_SECRET: 'audit-sequencing-secret-of-32-characters',
-      SEED_DEMO: 'false',
-      MIGRATE_ON_START: 'false',
-      RATE_LIMIT_ENABLED: 'false',
-    };
-    await migrateAndImport(cwd, env, { vessels: [], assets: ASSETS.map((asset_id) => ({ asset_id, asset_type: 'vehicle', former_pilot: 'TK-421' })) });
-    bearer = `Bearer ${(await runScript(SCRIPTS.token, ['--sub', 'admiral', '--clearance', '9'], { cwd, env })).stdout.trim()}`;
-    db = createDatabase(loadAppConfig({ DATABASE_URL: database.url }, cwd).database);
-    sequencing = await startServer({ cwd, env });
+    lab = await openLab('fleet-registry-audit-idle-', ASSETS);
+    db = lab.db;
+    sequencing = await startServer({ cwd: lab.cwd, env: lab.env });
     for (const deadline = Date.now() + 10_000; !(await sequencerLockHeld()); await sleep(50)) {
       assert.ok(Date.now() < deadline, 'the first instance took no sequencer lock within 10 s');
     }
-    other = await startServer({ cwd, env });
+    other = await startServer({ cwd: lab.cwd, env: lab.env });
   });
   after(async () => {
     await other?.stop();
     await sequencing?.stop();
-    await db?.destroy();
-    await database?.drop();
-    rmSync(cwd, { recursive: true, force: true });
+    await closeLab(lab);
   });
 
   it('reads the queue of waiting events a few times in three idle seconds, not hundreds', async () => {
