@@ -34,7 +34,7 @@ describeEachDatabase('SIGTERM while keep-alive clients keep sending', (engine) =
       SHUTDOWN_GRACE_MS: String(GRACE_MS),
       SHUTDOWN_DELAY_MS: String(DELAY_MS),
     };
-    server = await startServer({ cwd, env });
+    server = await startServer({ cwd, env, outsideEphemeralRange: true });
     // Minted in-process: a token command slowed past its timeout on a loaded machine would leave the load unauthenticated.
     bearer = `Bearer ${tokenServiceFor({ JWT_SECRET: env.JWT_SECRET }).issue('admiral', 9, '1h')}`;
   });
@@ -77,7 +77,7 @@ describeEachDatabase('SIGTERM while a request body stalls', (engine) => {
   before(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'fleet-registry-shutdown-'));
     database = await createTestDatabase(engine, cwd);
-    server = await startServer({ cwd, env: { DATABASE_URL: database.url, JWT_SECRET: 'shutdown-test-secret-of-at-least-32-chars', SHUTDOWN_GRACE_MS: String(GRACE_MS), SHUTDOWN_DELAY_MS: '0' } });
+    server = await startServer({ cwd, env: { DATABASE_URL: database.url, JWT_SECRET: 'shutdown-test-secret-of-at-least-32-chars', SHUTDOWN_GRACE_MS: String(GRACE_MS), SHUTDOWN_DELAY_MS: '0' }, outsideEphemeralRange: true });
   });
   after(async () => {
     server.child.kill('SIGKILL');
@@ -168,7 +168,7 @@ describeEachDatabase('SIGTERM while requests arrive', (engine) => {
   it(`answers every one of ${BURST} listings sent ${BURST_LEAD_MS} ms before SIGTERM, in each of ${ROUNDS} rounds, and exits 0`, async (t) => {
     const tally = new Map<number | string, number>();
     for (let round = 1; round <= ROUNDS; round++) {
-      const server = await startServer({ cwd, env });
+      const server = await startServer({ cwd, env, outsideEphemeralRange: true });
       try {
         const exit = once(server.child, 'exit') as Promise<[number | null, string | null]>;
         const outcomes = sendListings(server.url, bearer, BURST);
@@ -190,7 +190,7 @@ describeEachDatabase('SIGTERM while requests arrive', (engine) => {
   it('answers readiness 503 at once, serves on with Connection: close for SHUTDOWN_DELAY_MS, then stops', async () => {
     // Longer, so that the checks below surely run within it.
     const delayMs = 3_000;
-    const server = await startServer({ cwd, env: { ...env, SHUTDOWN_DELAY_MS: String(delayMs) } });
+    const server = await startServer({ cwd, env: { ...env, SHUTDOWN_DELAY_MS: String(delayMs) }, outsideEphemeralRange: true });
     try {
       assert.equal((await getOnce(`${server.url}/health/ready`)).status, 200);
       const exit = once(server.child, 'exit') as Promise<[number | null, string | null]>;

@@ -42,6 +42,21 @@ export function runScript(
   });
 }
 
+/** A port free now below the kernel's ephemeral range (32768 and up, unless it says otherwise), where listen(0) never binds. */
+async function freePortOutsideEphemeralRange(): Promise<number> {
+  const [ephemeralStart] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  for (;;) {
+    const port = ephemeralStart - 1 - Math.floor(Math.random() * 8_000);
+    const server = createServer().listen(port, '127.0.0.1');
+    const bound = await Promise.race([once(server, 'listening').then(() => true), once(server, 'error').then(() => false)]);
+    if (bound) {
+      server.close();
+      await once(server, 'close');
+      return port;
+    }
+  }
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -87,6 +102,11 @@ export interface ServerOptions {
   port?: number;
   /** Runs the server as this user and group, as a container's securityContext does (needs root). */
   user?: { uid: number; gid: number };
+  /**
+   * A free port below the kernel's ephemeral range: a test whose clients keep connecting after the server
+   * closed would otherwise reach whatever took the port next, as another test's listen(0) may.
+   */
+  outsideEphemeralRange?: boolean;
 }
 
 /** Whether `output` has the line every server this starts prints once it listens: the service, and a benchmark's yardsticks. */
@@ -102,7 +122,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startServerOn(await freePort(), options);
+      return await startServerOn(options.outsideEphemeralRange ? await freePortOutsideEphemeralRange() : await freePort(), options);
     } catch (error) {
       if (attempt === 3 || !(error instanceof Error && error.message.includes(PORT_TAKEN))) {
         throw error;
