@@ -18,6 +18,11 @@ describe('describeFailure', () => {
     assert.match(describeFailure(new Error('timeout exceeded when trying to connect')), /: it did not answer in time\./);
   });
 
+  it('says a query ran past the statement timeout, not that the database cannot be reached', () => {
+    const line = describeFailure(systemError('57014', { message: 'canceling statement due to statement timeout' }));
+    assert.match(line, /^The database at .+ cancelled a query that ran longer than DATABASE_STATEMENT_TIMEOUT_MS allows.*\. Run the command again with a longer one, e\.g\. DATABASE_STATEMENT_TIMEOUT_MS=60000$/);
+  });
+
   it('keeps any other message as it is', () => {
     assert.equal(describeFailure(new RangeError('ttl must be a number followed by s, m, h or d, e.g. 1h')), 'ttl must be a number followed by s, m, h or d, e.g. 1h');
     assert.equal(describeFailure('plain'), 'plain');

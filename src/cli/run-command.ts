@@ -1,5 +1,5 @@
 import { loadDatabaseConfig } from '../config';
-import { describeLocation, isDatabaseUnavailable } from '../database';
+import { describeLocation, isDatabaseUnavailable, isStatementTimeout } from '../database';
 import { UsageError } from './command-options';
 
 export interface Command<Args extends object> {
@@ -78,6 +78,16 @@ function unreachableDatabase(error: Error): string {
   return `Cannot reach the database at ${where}: ${unreachableReason(error)}. Check DATABASE_URL, and that the database is up and reachable from here`;
 }
 
+/** The database answered, but cancelled a query of the command's that ran past the bound a request gets. */
+function statementTimedOut(): string {
+  const { database } = loadDatabaseConfig();
+  const bound = database.dialect === 'postgres' ? ` (${database.timeouts.statementMs} ms)` : '';
+  return (
+    `The database at ${describeLocation(database)} cancelled a query that ran longer than DATABASE_STATEMENT_TIMEOUT_MS allows${bound}. ` +
+    'Run the command again with a longer one, e.g. DATABASE_STATEMENT_TIMEOUT_MS=60000'
+  );
+}
+
 /**
  * One line for a failure someone can fix (a file, the database, the configuration), saying what to do;
  * the message alone for anything else. Never a stack trace.
@@ -85,6 +95,9 @@ function unreachableDatabase(error: Error): string {
 export function describeFailure(error: unknown): string {
   if (!(error instanceof Error)) {
     return String(error);
+  }
+  if (isStatementTimeout(error)) {
+    return statementTimedOut();
   }
   if (isDatabaseUnavailable(error)) {
     return unreachableDatabase(error);

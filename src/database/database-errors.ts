@@ -39,6 +39,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return UNAVAILABLE_MESSAGES.test(error.message);
 }
 
+/** True when PostgreSQL cancelled a statement that ran past statement_timeout (DATABASE_STATEMENT_TIMEOUT_MS). */
+export function isStatementTimeout(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === '57014';
+}
+
 // PostgreSQL: disk full, I/O error, a read-only transaction (a standby, or default_transaction_read_only).
 const STORAGE_SQLSTATES = new Set(['53100', '58030', '25006']);
 

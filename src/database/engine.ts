@@ -21,6 +21,18 @@ export function groupsCommits(db: AnyKysely): boolean {
 }
 
 /**
+ * Gives PostgreSQL's planner fresh statistics of `tables`, for reads that join them right after many
+ * writes: rows written since autovacuum last analysed count as almost none, and a join planned on that
+ * looks through one table once per row of the other. A table another session is analysing is skipped.
+ * SQLite picks its indexes by their columns and needs none.
+ */
+export async function refreshPlannerStatistics(db: AnyKysely, tables: readonly string[]): Promise<void> {
+  if (isPostgres(db)) {
+    await sql`analyze (skip_locked) ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
+  }
+}
+
+/**
  * The schema that unqualified names resolve to on PostgreSQL (the first of search_path). Kysely's
  * migrator must be told it, or it finds another schema's migration tables and skips creating its own.
  */

@@ -105,6 +105,7 @@ export class AuditChainVerifier {
     if (walked.tree.hashes.join() !== decodeFrontier(head.frontier).join()) {
       return this.broken(head, head.last_event_id, 'TREE_MISMATCH');
     }
+    await this.repository.refreshStatistics();
     const disagreeing = merged([...(await this.crossCheckAssets()), ...(await this.decommissionsWithoutEvent()), ...(await this.decommissionsWithoutApproval())]);
     if (disagreeing.length > 0) {
       return { state: 'broken', length: head.event_count, head_hash: head.last_hash, disagreeing_assets: disagreeing };

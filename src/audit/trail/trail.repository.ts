@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
 import { AUDIT_ACTIONS } from '../audit.vocabulary';
-import type { AuditChainHead, AuditEventRow, DB } from '../../database';
+import { type AuditChainHead, type AuditEventRow, type DB, refreshPlannerStatistics } from '../../database';
 import { LEAF_FIELDS, STORED_EVENT_COLUMNS } from './audit-chain';
 import type { TreeNode } from './merkle';
 
@@ -123,6 +123,11 @@ export class TrailRepository {
       .execute();
   }
 
+  /** Fresh planner statistics for the reads that set assets beside their events (see refreshPlannerStatistics). */
+  refreshStatistics(): Promise<void> {
+    return refreshPlannerStatistics(this.db, ['assets', 'audit_events']);
+  }
+
   /** The allowed request and approval events of an asset's decommission requests, oldest first (the asset_id index finds them). */
   findRequestSteps(assetId: string) {
     return this.db
@@ -193,6 +198,8 @@ export class TrailRepository {
             .select((inner) => ['asset_id', inner.fn.max('id').as('event_id')])
             .where('action', 'in', [AUDIT_ACTIONS.decommission, AUDIT_ACTIONS.recommission])
             .where('outcome', '=', 'allowed')
+            // Bounded here too, or every page would group all the status changes before it.
+            .where('asset_id', '>', afterAssetId)
             .groupBy('asset_id')
             .as('latest'),
         (join) => join.onRef('latest.asset_id', '=', 'assets.asset_id'),
