@@ -44,17 +44,31 @@ export function isStatementTimeout(error: unknown): boolean {
   return error instanceof Error && (error as { code?: unknown }).code === '57014';
 }
 
-// PostgreSQL: disk full, I/O error, a read-only transaction (a standby, or default_transaction_read_only).
-const STORAGE_SQLSTATES = new Set(['53100', '58030', '25006']);
+// PostgreSQL: disk full, I/O error.
+const STORAGE_SQLSTATES = new Set(['53100', '58030']);
+
+function codeOf(error: unknown): string | undefined {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * True when the database takes no writes: a PostgreSQL standby or read-only transaction (25006), a
+ * read-only SQLite file or connection (SQLITE_READONLY*).
+ */
+export function isReadOnlyRefusal(error: unknown): boolean {
+  const code = codeOf(error);
+  return code !== undefined && (code === '25006' || code.startsWith('SQLITE_READONLY'));
+}
 
 /**
  * True when the database could not store data: a full disk, a read-only file or database, or an I/O
  * error (SQLite's SQLITE_FULL, SQLITE_READONLY* and SQLITE_IOERR*, and their PostgreSQL counterparts).
  */
 export function isStorageFailure(error: unknown): boolean {
-  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-  if (typeof code !== 'string') {
+  const code = codeOf(error);
+  if (code === undefined) {
     return false;
   }
-  return STORAGE_SQLSTATES.has(code) || code === 'SQLITE_FULL' || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_IOERR');
+  return isReadOnlyRefusal(error) || STORAGE_SQLSTATES.has(code) || code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR');
 }

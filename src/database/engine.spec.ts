@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { type Kysely, sql } from 'kysely';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import { Client } from 'pg';
 import { createDatabase } from './create-database';
 import type { DB } from './database.types';
@@ -27,6 +31,22 @@ describe('refreshPlannerStatistics', () => {
       );
     } finally {
       await db.destroy();
+    }
+  });
+
+  it('SQLite opened read-only: keeps the statistics it has, and the reads go on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleet-registry-engine-spec-'));
+    const path = join(dir, 'registry.sqlite');
+    const writer = createDatabase({ dialect: 'sqlite', path });
+    const reader = new Kysely<DB>({ dialect: new SqliteDialect({ database: new BetterSqlite3(path, { readonly: true }) }) });
+    try {
+      await migrateToLatest(writer);
+      await refreshPlannerStatistics(reader, TABLES);
+      assert.equal((await reader.selectFrom('assets').select('asset_id').execute()).length, 0);
+    } finally {
+      await reader.destroy();
+      await writer.destroy();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,4 +1,5 @@
 import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
+import { isReadOnlyRefusal } from './database-errors';
 
 /*
  * What differs between SQLite and PostgreSQL at run time, beyond opening them (sqlite.ts, postgres.ts).
@@ -31,13 +32,20 @@ const ANALYSIS_LIMIT = 1_000;
  * table another session is analysing; SQLite samples at most ANALYSIS_LIMIT rows of each index.
  */
 export async function refreshPlannerStatistics(db: AnyKysely, tables: readonly string[]): Promise<void> {
-  if (isPostgres(db)) {
-    await sql`analyze (skip_locked) ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
-    return;
-  }
-  await sql.raw(`pragma analysis_limit = ${ANALYSIS_LIMIT}`).execute(db);
-  for (const table of tables) {
-    await sql`analyze ${sql.table(table)}`.execute(db);
+  try {
+    if (isPostgres(db)) {
+      await sql`analyze (skip_locked) ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
+      return;
+    }
+    await sql.raw(`pragma analysis_limit = ${ANALYSIS_LIMIT}`).execute(db);
+    for (const table of tables) {
+      await sql`analyze ${sql.table(table)}`.execute(db);
+    }
+  } catch (error) {
+    // A database that takes no writes (a standby, a read-only file) plans with the statistics it has.
+    if (!isReadOnlyRefusal(error)) {
+      throw error;
+    }
   }
 }
 
