@@ -9,6 +9,7 @@ import { isDatabaseUnavailable } from './database-errors';
 import { DatabaseHealth } from './database-health';
 import type { DB } from './database.types';
 import { DatabaseNotMigratedError, MIGRATION_NAMES, migratedOrClosed } from './migrate';
+import { PlannerStatistics } from './planner-statistics';
 import { TransactionRunner } from './transaction-runner';
 
 /**
@@ -58,6 +59,7 @@ class DatabaseLifecycle implements OnApplicationShutdown {
     DatabaseLifecycle,
     DatabaseHealth,
     DatabaseClockCheck,
+    PlannerStatistics,
     TransactionRunner,
   ],
   exports: [Kysely, DatabaseHealth, DatabaseClockCheck, TransactionRunner, UNAVAILABILITY_CHECK],

@@ -22,7 +22,7 @@ export function groupsCommits(db: AnyKysely): boolean {
 }
 
 /** Rows of each index SQLite's ANALYZE reads: enough to tell a key from a category, in milliseconds. */
-const ANALYSIS_LIMIT = 1_000;
+export const ANALYSIS_LIMIT = 1_000;
 
 /**
  * Gives the planner fresh statistics of `tables`, for reads that join them right after many writes.

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, SqliteDialect, type SqliteDialectConfig, SqliteDriver } from 'kysely';
 import { ConfigurationError, type SqliteLocation } from '../config';
 import type { DB } from './database.types';
+import { ANALYSIS_LIMIT } from './engine';
 import { StatementCachingDatabase } from './statement-cache';
 import { TracedSqliteDatabase } from './traced-sqlite';
 
@@ -51,11 +52,17 @@ function prepareDirectory({ path, createsDirectory }: SqliteLocation): void {
   }
 }
 
-/** The SQLite file as the service opens it: written ahead, synced on every commit, waiting on other processes' writes. */
+/**
+ * The SQLite file as the service opens it: written ahead, synced on every commit, waiting on other
+ * processes' writes, with planner statistics for the tables that lack or outgrew them (SQLite's advice
+ * for long-lived connections; PlannerStatistics keeps them up to date while the service runs).
+ */
 export function openSqlite(path: string): BetterSqlite3.Database {
   const sqlite = new BetterSqlite3(path);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`analysis_limit = ${ANALYSIS_LIMIT}`);
+  sqlite.pragma('optimize = 0x10002');
   return sqlite;
 }
