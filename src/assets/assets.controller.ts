@@ -11,6 +11,7 @@ import { assetEntityTag } from './asset-entity-tag';
 import { ASSET_ACCESS_DENIED_MESSAGE, ASSET_NOT_DECOMMISSIONED_MESSAGE, AssetAccessDeniedError, BATCH_REFUSED_EXAMPLE, BATCH_REQUEST_REFUSED_EXAMPLE, PRECONDITION_FAILED_MESSAGE } from './assets.errors';
 import { AssetsService } from './assets.service';
 import { ASSET_ACTIONS } from './assets.vocabulary';
+import { DecommissionPolicy } from './decommission-policy';
 import { AUTHORIZED_BY_IS_CALLER_MESSAGE, requestLimitMessage } from './decommission-requests.errors';
 import { BatchDecommissionDto, BatchDecommissionResponseDto } from './dto/batch-decommission.dto';
 import { DecommissionRequestsService } from './decommission-requests.service';
@@ -76,6 +77,7 @@ export class AssetsController {
   constructor(
     private readonly assets: AssetsService,
     private readonly requests: DecommissionRequestsService,
+    private readonly policy: DecommissionPolicy,
   ) {}
 
   @Post('decommissions')
@@ -118,11 +120,13 @@ export class AssetsController {
     @RequestOrigin() origin: RequestOrigin,
     @Res({ passthrough: true }) response: Response,
   ): Promise<BatchDecommissionResponseDto | DecommissionRequestResponseDto> {
-    if (await this.requests.required()) {
-      return this.pendingRequest(await this.requests.openBatch(body.asset_ids, body, officer, origin), response);
-    }
-    const data = await this.assets.decommissionBatch(body.asset_ids, body, officer, origin);
-    return { status: 'success', message: `${data.decommissioned.length} assets decommissioned successfully`, data };
+    return this.policy.underPolicy(async (approvalRequired) => {
+      if (approvalRequired) {
+        return this.pendingRequest(await this.requests.openBatch(body.asset_ids, body, officer, origin), response);
+      }
+      const data = await this.assets.decommissionBatch(body.asset_ids, body, officer, origin);
+      return { status: 'success', message: `${data.decommissioned.length} assets decommissioned successfully`, data };
+    });
   }
 
   @Delete(':asset_id')
@@ -162,12 +166,14 @@ export class AssetsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<DecommissionResponseDto | DecommissionRequestResponseDto> {
     checkConditionField('If-Match', ifMatch);
-    if (await this.requests.required()) {
-      return this.openRequest('decommission', asset_id, body, ifMatch, officer, origin, response);
-    }
-    const data = await this.assets.decommission(asset_id, body, officer, origin, { ifMatch });
-    response.setHeader('ETag', assetEntityTag({ ...data, status: 'decommissioned' }));
-    return { status: 'success', message: `Asset ${asset_id} decommissioned successfully`, data };
+    return this.policy.underPolicy(async (approvalRequired) => {
+      if (approvalRequired) {
+        return this.openRequest('decommission', asset_id, body, ifMatch, officer, origin, response);
+      }
+      const data = await this.assets.decommission(asset_id, body, officer, origin, { ifMatch });
+      response.setHeader('ETag', assetEntityTag({ ...data, status: 'decommissioned' }));
+      return { status: 'success', message: `Asset ${asset_id} decommissioned successfully`, data };
+    });
   }
 
   @Post(':asset_id/recommission')
@@ -208,12 +214,14 @@ export class AssetsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<RecommissionResponseDto | DecommissionRequestResponseDto> {
     checkConditionField('If-Match', ifMatch);
-    if (await this.requests.required()) {
-      return this.openRequest('recommission', asset_id, body, ifMatch, officer, origin, response);
-    }
-    const data = await this.assets.recommission(asset_id, body, officer, origin, { ifMatch });
-    response.setHeader('ETag', assetEntityTag(data));
-    return { status: 'success', message: `Asset ${asset_id} recommissioned successfully`, data };
+    return this.policy.underPolicy(async (approvalRequired) => {
+      if (approvalRequired) {
+        return this.openRequest('recommission', asset_id, body, ifMatch, officer, origin, response);
+      }
+      const data = await this.assets.recommission(asset_id, body, officer, origin, { ifMatch });
+      response.setHeader('ETag', assetEntityTag(data));
+      return { status: 'success', message: `Asset ${asset_id} recommissioned successfully`, data };
+    });
   }
 
   @Get(':asset_id')

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { databaseClock, type DB, type DecommissionPolicyTable } from '../database';
+import { databaseClock, type DB, type DecommissionPolicyTable, lockOutReaders } from '../database';
 
 export type DecommissionPolicyName = DecommissionPolicyTable['policy'];
 
@@ -24,9 +24,14 @@ export class DecommissionPolicyRepository {
     return (await this.find()) ?? policy;
   }
 
-  /** Sets the policy, dated now unless it already was the policy; returns the one it replaced, if any. */
+  /**
+   * Sets the policy, dated now unless it already was the policy; returns the one it replaced, if any.
+   * Commits only once every decision that read the policy it replaces has ended, and decisions that read
+   * it meanwhile wait for the new one (decisions read it in their own transaction: DecommissionPolicy).
+   */
   change(policy: DecommissionPolicyName): Promise<DecommissionPolicyName | undefined> {
     return this.db.transaction().execute(async (trx) => {
+      await lockOutReaders(trx, 'decommission_policy');
       const previous = await trx.selectFrom('decommission_policy').select('policy').where('id', '=', 1).executeTakeFirst();
       if (previous?.policy !== policy) {
         await trx

@@ -39,4 +39,13 @@ export class DecommissionPolicy implements OnApplicationBootstrap {
   async required(): Promise<boolean> {
     return (await this.policies.find(this.transactions.executor())) === 'required';
   }
+
+  /**
+   * Runs `decide` with whether approval is required, in one transaction with that read, which the
+   * decision's own joins: a change of the policy commits only once it ends (DecommissionPolicyRepository.change),
+   * so no decision made under the policy it replaces commits after it.
+   */
+  underPolicy<T>(decide: (approvalRequired: boolean) => Promise<T>): Promise<T> {
+    return this.transactions.run(async () => decide(await this.required()));
+  }
 }

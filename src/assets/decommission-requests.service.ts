@@ -8,7 +8,6 @@ import { type DB, type DecommissionRequestKind, TransactionRunner } from '../dat
 import { AssetAccessDeniedError, PreconditionFailedError } from './assets.errors';
 import type { AssetRecord } from './assets.repository';
 import { AssetsService } from './assets.service';
-import { DecommissionPolicy } from './decommission-policy';
 import { DECOMMISSION_REQUEST_ACTIONS } from './assets.vocabulary';
 import {
   AuthorizedByIsCallerError,
@@ -93,14 +92,8 @@ export class DecommissionRequestsService {
     private readonly assets: AssetsService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
-    private readonly policy: DecommissionPolicy,
     @Inject(DECOMMISSION_APPROVAL_CONFIG) private readonly config: DecommissionApprovalConfig,
   ) {}
-
-  /** Whether a DELETE opens a request: the database's policy, as it is now. */
-  required(): Promise<boolean> {
-    return this.policy.required();
-  }
 
   /**
    * DELETE's (or a recommission's) answer under the policy: a pending request of that kind, refused when

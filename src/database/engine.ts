@@ -121,3 +121,15 @@ export async function lockInKeyOrder(trx: AnyKysely, table: string, key: string,
     await trx.selectFrom(table).select(key).where(key, 'in', keys).orderBy(key).forUpdate().execute();
   }
 }
+
+/**
+ * Makes `trx`, which is about to change `table`, wait until every transaction that has read it ends, and
+ * makes later readers wait for `trx`: on PostgreSQL an ACCESS EXCLUSIVE lock, the one mode a plain
+ * SELECT's ACCESS SHARE (held to its transaction's end) conflicts with. Readers pay nothing for it, unlike
+ * a row lock each, which writes the row. SQLite needs none: its transactions begin with the write lock.
+ */
+export async function lockOutReaders(trx: AnyKysely, table: string): Promise<void> {
+  if (isPostgres(trx)) {
+    await sql`lock table ${sql.table(table)} in access exclusive mode`.execute(trx);
+  }
+}

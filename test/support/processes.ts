@@ -206,17 +206,18 @@ export async function startServers(count: number, options: ServerOptions): Promi
 }
 
 /**
- * Holds the SQLite file's write lock for `holdMs` from another process, then commits. Not from the test's
+ * Holds the SQLite file's write lock for `holdMs` from another process, then runs `beforeCommit` in that
+ * transaction (a change another writer makes meanwhile) and commits. Not from the test's
  * own process: an app running in it waits for the lock synchronously, which would stop the test's timers
  * (and so the release) for as long as its busy_timeout.
  */
-export async function holdSqliteWriteLock(path: string, holdMs: number): Promise<{ released: Promise<void> }> {
+export async function holdSqliteWriteLock(path: string, holdMs: number, beforeCommit = ''): Promise<{ released: Promise<void> }> {
   const script = `const db = require('better-sqlite3')(process.argv[1]);
 db.pragma('busy_timeout = 5000');
 db.exec('BEGIN IMMEDIATE');
 process.stdout.write('held\\n');
-setTimeout(() => { db.exec('COMMIT'); db.close(); }, Number(process.argv[2]));`;
-  const holder = spawn(process.execPath, ['-e', script, path, String(holdMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+setTimeout(() => { db.exec(process.argv[3]); db.exec('COMMIT'); db.close(); }, Number(process.argv[2]));`;
+  const holder = spawn(process.execPath, ['-e', script, path, String(holdMs), beforeCommit], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = once(holder, 'exit');
   const [held] = (await Promise.race([once(holder.stdout, 'data'), exited])) as [Buffer | number];
   assert.ok(Buffer.isBuffer(held), `the lock holder exited with ${String(held)} before holding the lock`);

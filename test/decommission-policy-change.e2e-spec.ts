@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import request from 'supertest';
+import { testEngines } from './support/databases';
+import { decommission } from './support/http';
+import { holdSqliteWriteLock, runScript, SCRIPTS } from './support/processes';
+import { startInstanceBeside, startTestApp, type TestApp } from './support/test-app';
+import { waitUntil } from './support/wait';
+
+const ASK = { reason: 'Damaged beyond repair', authorized_by: 'officer-9' };
+
+/**
+ * The two-person rule takes force for every decision that reads the policy after the change commits, and
+ * no decision that read the policy before it commits after it: otherwise a DELETE in flight while
+ * `npm run db:decommission-approval -- required` runs decommissions alone once the rule is in force.
+ */
+describe('a change of the approval policy and the decisions in flight', () => {
+  let t: TestApp;
+  let dir: string;
+
+  const officer = () => t.bearer('officer-7', 7);
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'fleet-registry-policy-change-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('[sqlite]', () => {
+    before(async () => {
+      t = await startTestApp({ env: { DECOMMISSION_APPROVAL: 'none' } });
+    });
+    after(() => t.close());
+
+    it('a DELETE waiting for the write lock while another writer makes approval required opens a request', async () => {
+      const path = t.config.database.dialect === 'sqlite' ? t.config.database.path : '';
+      // Another process: this one's app would wait for the lock synchronously, and stop the test with it.
+      const beside = await startInstanceBeside(t, { DATABASE_URL: `sqlite:${path}` });
+      try {
+        const lock = await holdSqliteWriteLock(path, 1_000, "update decommission_policy set policy = 'required'");
+        const res = await request(beside.url).delete('/v1/assets/TIE-0001').set('Authorization', officer()).send(ASK);
+        await lock.released;
+        assert.equal(res.status, 202, JSON.stringify(res.body));
+        const row = await t.db.selectFrom('assets').select('status').where('asset_id', '=', 'TIE-0001').executeTakeFirstOrThrow();
+        assert.equal(row.status, 'active');
+      } finally {
+        await beside.stop();
+      }
+    });
+  });
+
+  describe('[postgres]', { skip: !testEngines().includes('postgres') }, () => {
+    before(async () => {
+      t = await startTestApp({ engine: 'postgres', env: { DECOMMISSION_APPROVAL: 'none' } });
+    });
+    after(() => t.close());
+
+    const blockedBy = async (pid: number) =>
+      (await sql<{ pid: number }>`select pid from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`.execute(t.db)).rows.map((row) => row.pid);
+
+    it('npm run db:decommission-approval -- required waits for a DELETE that read the policy it replaces, and the next DELETE opens a request', async () => {
+      const url = t.config.database.dialect === 'postgres' ? t.config.database.url : '';
+      // The test holds the asset's row, so the DELETE, its policy read, waits in its UPDATE.
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let holder = 0;
+      const holding = t.db.transaction().execute(async (trx) => {
+        await trx.selectFrom('assets').select('asset_id').where('asset_id', '=', 'TIE-0001').forUpdate().execute();
+        holder = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0].pid;
+        await released;
+      });
+      await waitUntil(() => holder !== 0, 'the row held');
+      const deletion = decommission(t, 'TIE-0001', officer(), ASK).then((res) => res);
+      await waitUntil(async () => (await blockedBy(holder)).length > 0, 'the DELETE waits for the row');
+      const [decision] = await blockedBy(holder);
+
+      let changed = false;
+      const change = runScript(SCRIPTS.decommissionApproval, ['required'], { cwd: dir, env: { DATABASE_URL: url } }).then((result) => {
+        changed = true;
+        return result;
+      });
+      await waitUntil(async () => changed || (await blockedBy(decision)).length > 0, 'the change ends, or waits for the DELETE', 20_000);
+      const changedWhileDeciding = changed;
+      release();
+      await holding;
+
+      const [res, result] = await Promise.all([deletion, change]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(changedWhileDeciding, false, 'the policy changed while a DELETE that read the old one was still to commit');
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal((await decommission(t, 'TIE-0002', officer(), ASK)).status, 202);
+    });
+  });
+});
