@@ -55,7 +55,7 @@ describeEachDatabase('migration 015-decommission-request-assets on a database wi
       { asset_id: 'TIE-0003', asset_type: 'vehicle', former_pilot: 'TK-3' },
     ]).execute();
     await db.insertInto('decommission_requests').values(OLD_REQUESTS).execute();
-    assert.deepEqual(await migrateToLatest(db), ['015-decommission-request-assets', '016-idempotency-keys-answers-only']);
+    assert.deepEqual(await migrateToLatest(db), ['015-decommission-request-assets', '016-idempotency-keys-answers-only', '017-audit-asset-ids-bytewise']);
     requests = new DecommissionRequestsRepository(db);
   });
   after(async () => {

@@ -53,7 +53,7 @@ describeEachDatabase('vessel counts and data version kept by triggers', (engine)
     const migrator = new Migrator({ db, provider: { getMigrations: async () => release2 }, migrationTableSchema: await currentSchema(db) });
     assert.equal((await migrator.migrateToLatest()).error, undefined);
     await db.insertInto('vessels').values(EXISTING).execute();
-    assert.deepEqual(await migrateToLatest(db), ['003-vessel-counts', '004-audit-pending', '005-audit-tree', '006-audit-query-indexes', '007-decommission-requests', '008-audit-tree-without-pairs', '009-decommission-request-kinds', '010-decommission-policy', '011-imported-decommissions', '012-delivery-feeds', '013-idempotency-keys', '014-audit-cosignatures', '015-decommission-request-assets', '016-idempotency-keys-answers-only']);
+    assert.deepEqual(await migrateToLatest(db), ['003-vessel-counts', '004-audit-pending', '005-audit-tree', '006-audit-query-indexes', '007-decommission-requests', '008-audit-tree-without-pairs', '009-decommission-request-kinds', '010-decommission-policy', '011-imported-decommissions', '012-delivery-feeds', '013-idempotency-keys', '014-audit-cosignatures', '015-decommission-request-assets', '016-idempotency-keys-answers-only', '017-audit-asset-ids-bytewise']);
     fleet = new FleetRepository(db);
   });
   after(async () => {

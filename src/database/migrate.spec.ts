@@ -40,7 +40,7 @@ describe('migrations on a PostgreSQL database that other services share', { skip
       }
     })();
     try {
-      assert.deepEqual(await migrateToLatest(db), ['001-initial', '002-audit-chain', '003-vessel-counts', '004-audit-pending', '005-audit-tree', '006-audit-query-indexes', '007-decommission-requests', '008-audit-tree-without-pairs', '009-decommission-request-kinds', '010-decommission-policy', '011-imported-decommissions', '012-delivery-feeds', '013-idempotency-keys', '014-audit-cosignatures', '015-decommission-request-assets', '016-idempotency-keys-answers-only']);
+      assert.deepEqual(await migrateToLatest(db), ['001-initial', '002-audit-chain', '003-vessel-counts', '004-audit-pending', '005-audit-tree', '006-audit-query-indexes', '007-decommission-requests', '008-audit-tree-without-pairs', '009-decommission-request-kinds', '010-decommission-policy', '011-imported-decommissions', '012-delivery-feeds', '013-idempotency-keys', '014-audit-cosignatures', '015-decommission-request-assets', '016-idempotency-keys-answers-only', '017-audit-asset-ids-bytewise']);
       for (let check = 0; check < 100; check++) {
         await assertMigrated(db);
       }

@@ -16,6 +16,7 @@ import * as idempotencyKeys from './migrations/013-idempotency-keys';
 import * as auditCosignatures from './migrations/014-audit-cosignatures';
 import * as decommissionRequestAssets from './migrations/015-decommission-request-assets';
 import * as idempotencyKeysAnswersOnly from './migrations/016-idempotency-keys-answers-only';
+import * as auditAssetIdsBytewise from './migrations/017-audit-asset-ids-bytewise';
 
 /** Migrations are listed in code, so they run the same from `dist/` and from the test build. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '014-audit-cosignatures': auditCosignatures,
   '015-decommission-request-assets': decommissionRequestAssets,
   '016-idempotency-keys-answers-only': idempotencyKeysAnswersOnly,
+  '017-audit-asset-ids-bytewise': auditAssetIdsBytewise,
 };
 
 /** Every migration's name, in order: what a database that is not there yet lacks. */

@@ -187,31 +187,46 @@ export class TrailRepository {
       .execute();
   }
 
-  /** Every asset ever decommissioned, beside its latest allowed decommission or recommission event, in asset order, after `afterAssetId`. */
+  /**
+   * Every asset ever decommissioned, beside its latest allowed decommission or recommission event, in asset
+   * order, after `afterAssetId`. Each asset's events are read through the asset index (asset_id, id), so a
+   * page costs its own assets: grouping the events after the page instead cost every page the rest of the
+   * trail (78 s over 305,000 decommissions on SQLite). The status changes are picked inside max(), not by
+   * WHERE, so that the asset is the one condition an index can serve, with statistics or without: with the
+   * outcome in WHERE, SQLite without statistics read every allowed event once for each asset.
+   */
   findLatestStatusChanges(afterAssetId: string, limit: number): Promise<AssetStatusChange[]> {
     return this.db
       .selectFrom('assets')
-      .innerJoin(
-        (eb) =>
-          eb
-            .selectFrom('audit_events')
-            .select((inner) => ['asset_id', inner.fn.max('id').as('event_id')])
-            .where('action', 'in', [AUDIT_ACTIONS.decommission, AUDIT_ACTIONS.recommission])
-            .where('outcome', '=', 'allowed')
-            // Bounded here too, or every page would group all the status changes before it.
-            .where('asset_id', '>', afterAssetId)
-            .groupBy('asset_id')
-            .as('latest'),
-        (join) => join.onRef('latest.asset_id', '=', 'assets.asset_id'),
+      .innerJoin('audit_events', (join) =>
+        join.on((eb) =>
+          eb(
+            'audit_events.id',
+            '=',
+            eb
+              .selectFrom('audit_events as change')
+              .select((inner) =>
+                inner.fn
+                  .max(
+                    inner
+                      .case()
+                      .when(inner.and([inner('change.action', 'in', [AUDIT_ACTIONS.decommission, AUDIT_ACTIONS.recommission]), inner('change.outcome', '=', 'allowed')]))
+                      .then(inner.ref('change.id'))
+                      .end(),
+                  )
+                  .as('id'),
+              )
+              .whereRef('change.asset_id', '=', 'assets.asset_id'),
+          ),
+        ),
       )
-      .innerJoin('audit_events', 'audit_events.id', 'latest.event_id')
       .select([
         'assets.asset_id',
         'assets.status',
         'assets.decommission_reason',
         'assets.authorized_by',
         'assets.decommissioned_at',
-        'latest.event_id',
+        'audit_events.id as event_id',
         'audit_events.action as event_action',
         'audit_events.occurred_at as event_occurred_at',
         'audit_events.details as event_details',

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { CompiledQuery, createQueryId, type Kysely, type KyselyPlugin, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import { Client } from 'pg';
+import { createDatabase, type DB, migrateToLatest } from '../../database';
+import { TrailRepository } from './trail.repository';
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL;
+const TIMEOUTS = { statementMs: 5_000, queryMs: 6_000, connectMs: 3_000, idleMs: 10_000, keepAliveDelayMs: 10_000 };
+
+/** Keeps the last query run through it, to be planned again with EXPLAIN. */
+class LastQuery implements KyselyPlugin {
+  node?: RootOperationNode;
+
+  transformQuery({ node }: { node: RootOperationNode }): RootOperationNode {
+    this.node = node;
+    return node;
+  }
+
+  transformResult({ result }: { result: QueryResult<UnknownRow> }): Promise<QueryResult<UnknownRow>> {
+    return Promise.resolve(result);
+  }
+}
+
+/** 300 assets, every third decommissioned, each with its allowed decommission event and a refusal before it. */
+async function seed(db: Kysely<DB>): Promise<void> {
+  const assets = Array.from({ length: 300 }, (_, n) => ({
+    asset_id: `TIE-${String(n).padStart(4, '0')}`,
+    asset_type: 'vehicle',
+    former_pilot: 'TK-421',
+    status: n % 3 === 0 ? ('decommissioned' as const) : ('active' as const),
+  }));
+  await db.insertInto('assets').values(assets).execute();
+  // Not chained: the plan reads no hash.
+  const event = (assetId: string, outcome: 'allowed' | 'denied') => ({
+    prev_hash: '',
+    hash: '',
+    leaf_hash: '',
+    occurred_at: '2026-11-29T00:00:00.000Z',
+    action: 'asset.decommission',
+    outcome,
+    asset_id: assetId,
+    request_id: 'r',
+    method: 'DELETE',
+    path: `/v1/assets/${assetId}`,
+  });
+  const decommissioned = assets.filter(({ status }) => status === 'decommissioned');
+  const events = decommissioned.flatMap(({ asset_id }) => [event(asset_id, 'denied'), event(asset_id, 'allowed')]);
+  await db
+    .insertInto('audit_events')
+    .values(events.map((fields, index) => ({ id: index + 1, leaf_index: index, ...fields })))
+    .execute();
+}
+
+/** The plan of `captured`'s last query, as the engine explains it, one line a step. */
+async function planOf(db: Kysely<DB>, captured: LastQuery, explain: string, column: string): Promise<string> {
+  const query = db.getExecutor().compileQuery(captured.node as RootOperationNode, createQueryId());
+  const { rows } = await db.executeQuery<Record<string, string>>(CompiledQuery.raw(`${explain} ${query.sql}`, [...query.parameters]));
+  return rows.map((row) => row[column]).join('\n');
+}
+
+/**
+ * The verifier's cross-check reads each asset's latest status change by the asset's own id. Its plan must
+ * find the events through the asset index, for a page to cost its own assets and not the rest of the trail.
+ */
+describe('TrailRepository.findLatestStatusChanges', () => {
+  it('SQLite: looks each asset up in the asset index, grouping nothing', async () => {
+    const captured = new LastQuery();
+    const db = createDatabase({ dialect: 'sqlite', path: ':memory:' });
+    try {
+      await migrateToLatest(db);
+      await seed(db);
+      const page = await new TrailRepository(db.withPlugin(captured)).findLatestStatusChanges('', 1_000);
+      assert.equal(page.length, 100);
+      const plan = await planOf(db, captured, 'explain query plan', 'detail');
+      assert.match(plan, /SEARCH \S+ USING INDEX audit_events_asset_idx \(asset_id=\?\)/, plan);
+      assert.doesNotMatch(plan, /GROUP BY|SCAN audit_events/, plan);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('PostgreSQL: looks each asset up in the asset index, whose collation the comparison shares', { skip: !DATABASE_URL && 'needs TEST_DATABASE_URL' }, async () => {
+    const schema = `trail_spec_${randomBytes(6).toString('hex')}`;
+    const admin = new Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    let db: Kysely<DB> | undefined;
+    try {
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      const url = new URL(DATABASE_URL as string);
+      url.searchParams.set('options', `-c search_path=${schema} -c enable_seqscan=off`);
+      db = createDatabase({ dialect: 'postgres', url: url.toString(), poolSize: 1, timeouts: TIMEOUTS });
+      await migrateToLatest(db);
+      await seed(db);
+      const captured = new LastQuery();
+      const page = await new TrailRepository(db.withPlugin(captured)).findLatestStatusChanges('', 1_000);
+      assert.equal(page.length, 100);
+      // Sequential scans are turned off, so a plan that still scans has no index it can use.
+      const plan = await planOf(db, captured, 'explain', 'QUERY PLAN');
+      assert.match(plan, /Index Scan( Backward)? using audit_events_asset_idx on audit_events change/, plan);
+      assert.doesNotMatch(plan, /Seq Scan/, plan);
+    } finally {
+      await db?.destroy();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    }
+  });
+});
