@@ -6,8 +6,10 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import request from 'supertest';
 import { testEngines } from './support/databases';
-import { decommission } from './support/http';
+import { FIXTURE_RECORDS } from './support/fixtures';
+import { decommission, verifyAuditChain } from './support/http';
 import { holdSqliteWriteLock, runScript, SCRIPTS } from './support/processes';
+import { TcpProxy } from './support/tcp-proxy';
 import { startInstanceBeside, startTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';
 
@@ -92,6 +94,40 @@ describe('a change of the approval policy and the decisions in flight', () => {
       assert.equal(changedWhileDeciding, false, 'the policy changed while a DELETE that read the old one was still to commit');
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal((await decommission(t, 'TIE-0002', officer(), ASK)).status, 202);
+    });
+  });
+
+  describe('[postgres], the command across a slow network', { skip: !testEngines().includes('postgres') }, () => {
+    const assets = Array.from({ length: 3_000 }, (_, n) => ({ asset_id: `QQA-${String(n).padStart(4, '0')}`, asset_type: 'vehicle', former_pilot: 'TK-421' }));
+    let proxy: TcpProxy;
+
+    before(async () => {
+      t = await startTestApp({ engine: 'postgres', env: { DECOMMISSION_APPROVAL: 'none' }, records: { vessels: FIXTURE_RECORDS.vessels, assets } });
+      const { hostname, port } = new URL(process.env.TEST_DATABASE_URL as string);
+      proxy = await TcpProxy.start({ host: hostname, port: Number(port) }, { delayMs: 300 });
+    });
+    after(async () => {
+      await proxy.cut();
+      await t.close();
+    });
+
+    it('dates the change after every decision made under the old policy, so audit:verify holds none of them to the new one', async () => {
+      const slow = new URL(t.config.database.dialect === 'postgres' ? t.config.database.url : '');
+      slow.hostname = '127.0.0.1';
+      slow.port = String(proxy.port);
+      // Between the command's BEGIN and its next statement lie 600 ms, in which DELETEs still read none.
+      let changed = false;
+      const change = runScript(SCRIPTS.decommissionApproval, ['required'], { cwd: dir, env: { DATABASE_URL: slow.toString() } }).finally(() => (changed = true));
+      // Until the command ends, or a DELETE opens a request: the next would soon meet the officer's limit (429).
+      const statuses: number[] = [];
+      for (let n = 0; !changed && statuses.at(-1) !== 202; n++) {
+        statuses.push((await decommission(t, assets[n].asset_id, officer(), ASK)).status);
+      }
+      const result = await change;
+      assert.equal(result.code, 0, result.stderr);
+      assert.ok(statuses.length > 100 && statuses.slice(0, -1).every((status) => status === 200), JSON.stringify(statuses));
+      const verification = (await verifyAuditChain(t, t.bearer('auditor', 7)).expect(200)).body.data;
+      assert.equal(verification.state, 'intact', JSON.stringify(verification.disagreeing_assets?.slice(0, 3)));
     });
   });
 });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Kysely } from 'kysely';
-import { databaseClock, type DB, type DecommissionPolicyTable, lockOutReaders } from '../database';
+import { databaseClock, databaseStatementClock, type DB, type DecommissionPolicyTable, lockOutReaders } from '../database';
 
 export type DecommissionPolicyName = DecommissionPolicyTable['policy'];
 
@@ -34,10 +34,12 @@ export class DecommissionPolicyRepository {
       await lockOutReaders(trx, 'decommission_policy');
       const previous = await trx.selectFrom('decommission_policy').select('policy').where('id', '=', 1).executeTakeFirst();
       if (previous?.policy !== policy) {
+        // Dated once the decisions under the old policy have ended: audit:verify holds every decision dated from then on to the new one.
+        const since = databaseStatementClock(trx);
         await trx
           .insertInto('decommission_policy')
-          .values({ id: 1, policy, since: databaseClock(trx) })
-          .onConflict((conflict) => conflict.column('id').doUpdateSet({ policy, since: databaseClock(trx) }))
+          .values({ id: 1, policy, since })
+          .onConflict((conflict) => conflict.column('id').doUpdateSet({ policy, since }))
           .execute();
       }
       return previous?.policy;

@@ -74,6 +74,15 @@ export function databaseClock(db: AnyKysely): RawBuilder<string> {
 }
 
 /**
+ * The database's clock as the statement that reads it begins, written as databaseClock writes instants:
+ * for a change that first waited in its transaction for others (lockOutReaders), and is dated after them.
+ * SQLite's clock is the statement's already.
+ */
+export function databaseStatementClock(db: AnyKysely): RawBuilder<string> {
+  return isPostgres(db) ? sql<string>`to_char(statement_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : databaseClock(db);
+}
+
+/**
  * The database's clock `ms` milliseconds from now (before it when negative), written as databaseClock writes instants: what leases
  * and retry times are stored as, so instances whose own clocks disagree still agree on when a lease ends.
  */

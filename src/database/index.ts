@@ -7,7 +7,7 @@ export { CompiledStatement } from './compiled-statement';
 export { DedicatedSession } from './dedicated-session';
 export { createDatabase, describeLocation } from './create-database';
 export { isDatabaseUnavailable, isStatementTimeout } from './database-errors';
-export { currentSchema, databaseClock, databaseClockIn, lockInKeyOrder, lockOutReaders, refreshPlannerStatistics, serializeWithin, trySerializeWithin } from './engine';
+export { currentSchema, databaseClock, databaseClockIn, databaseStatementClock, lockInKeyOrder, lockOutReaders, refreshPlannerStatistics, serializeWithin, trySerializeWithin } from './engine';
 export { openSqlite } from './sqlite';
 export { poolUsage, type PoolUsage } from './postgres';
 export { assertMigrated, DatabaseNotMigratedError, migratedOrClosed, migrateToLatest } from './migrate';
