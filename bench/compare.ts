@@ -284,7 +284,10 @@ async function runComparisons(lab: Lab, options: Options): Promise<ComparisonRes
     { suite: 'pipeline', workload: WORKLOADS.health, a: service, b: bareNest },
   ];
   if (options.baseline) {
-    const baseline = await lab.startService('the baseline build', await baselineFleet(lab, options.baseline, fleet), { script: options.baseline });
+    const baseline = await lab.startService('the baseline build', await baselineFleet(lab, options.baseline, fleet), {
+      script: options.baseline,
+      verifier: join(dirname(options.baseline), 'cli', 'audit-verify.js'),
+    });
     for (const workload of [...LISTINGS, ...WRITES]) {
       comparisons.push({ suite: 'against the baseline build', workload, a: service, b: baseline });
     }

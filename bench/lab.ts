@@ -38,6 +38,8 @@ export interface Target {
   databaseUrl?: string;
   /** Its database's assets, shared by every server on that database. */
   assets: AssetCursor;
+  /** The audit:verify of the build that wrote the trail: another build's (a baseline's) knows the migrations it ran, and none later. */
+  verifier: string;
 }
 
 export interface AssetCursor {
@@ -50,6 +52,8 @@ export interface TargetOptions {
   vessels?: number;
   /** Another server's cursor, when this one serves the same database. */
   assets?: AssetCursor;
+  /** Another build's audit:verify, for the trail that build writes (the service's by default). */
+  verifier?: string;
 }
 
 /** Generates the fleet once into a SQLite file, then gives each server its own copy, so one's decommissions do not touch another's assets. */
@@ -74,12 +78,16 @@ export class Lab {
     private readonly profileDir?: string,
   ) {}
 
-  async start(label: string, serverOptions: Omit<ServerOptions, 'cwd' | 'cpu'>, { databaseUrl, vessels = BASE_VESSELS, assets = { next: 0 } }: TargetOptions = {}): Promise<Target> {
+  async start(
+    label: string,
+    serverOptions: Omit<ServerOptions, 'cwd' | 'cpu'>,
+    { databaseUrl, vessels = BASE_VESSELS, assets = { next: 0 }, verifier = SCRIPTS.auditVerify }: TargetOptions = {},
+  ): Promise<Target> {
     const name = label.replace(/[^\w.-]+/g, '-');
     const profile = this.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${this.profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
     const server = await startServer({ ...serverOptions, cwd: this.dir, cpu: SERVER_CPU, nodeOptions: profile, outputFile: join(this.dir, `${name}.log`) });
     this.servers.push(server);
-    const target = { label, server, vessels, databaseUrl, assets };
+    const target = { label, server, vessels, databaseUrl, assets, verifier };
     this.targets.push(target);
     return target;
   }
@@ -139,17 +147,17 @@ const VERIFY_TIMEOUT_MS = 10 * 60_000;
 
 /** The service's own verifier walks each audit trail the run wrote, the bare server's included: every chain must hold. */
 export async function verifyAuditChains(lab: Lab): Promise<Check[]> {
-  const writers = new Map<string, string[]>();
-  for (const { label, databaseUrl } of lab.targets) {
+  const writers = new Map<string, { labels: string[]; verifier: string }>();
+  for (const { label, databaseUrl, verifier } of lab.targets) {
     if (databaseUrl) {
-      writers.set(databaseUrl, [...(writers.get(databaseUrl) ?? []), label]);
+      writers.set(databaseUrl, { labels: [...(writers.get(databaseUrl)?.labels ?? []), label], verifier });
     }
   }
   const checks: Check[] = [];
-  for (const [databaseUrl, labels] of writers) {
+  for (const [databaseUrl, { labels, verifier }] of writers) {
     const started = performance.now();
     // A full run leaves a few hundred thousand events, which the verifier reads whole: more than runScript's 30 s by default.
-    const { code, stdout, stderr } = await runScript(SCRIPTS.auditVerify, [], { cwd: lab.dir, env: { DATABASE_URL: databaseUrl }, timeout: VERIFY_TIMEOUT_MS });
+    const { code, stdout, stderr } = await runScript(verifier, [], { cwd: lab.dir, env: { DATABASE_URL: databaseUrl }, timeout: VERIFY_TIMEOUT_MS });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     checks.push({ ok: code === 0, message: `${labels.join(', ')}: ${(stdout || stderr || `no output, exit code ${code}`).trim()} (verified in ${seconds} s)` });
   }
