@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { describe, it } from 'node:test';
 import { CompiledQuery, createQueryId, type Kysely, type KyselyPlugin, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
-import { Client } from 'pg';
+import { createTestDatabase, testEngines } from '../../../test/support/databases';
 import { createDatabase, type DB, migrateToLatest } from '../../database';
 import { TrailRepository } from './trail.repository';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL;
 const TIMEOUTS = { statementMs: 5_000, queryMs: 6_000, connectMs: 3_000, idleMs: 10_000, keepAliveDelayMs: 10_000 };
 
 /** Keeps the last query run through it, to be planned again with EXPLAIN. */
@@ -81,16 +80,12 @@ describe('TrailRepository.findLatestStatusChanges', () => {
     }
   });
 
-  it('PostgreSQL: looks each asset up in the asset index, whose collation the comparison shares', { skip: !DATABASE_URL && 'needs TEST_DATABASE_URL' }, async () => {
-    const schema = `trail_spec_${randomBytes(6).toString('hex')}`;
-    const admin = new Client({ connectionString: DATABASE_URL });
-    await admin.connect();
-    let db: Kysely<DB> | undefined;
+  it('PostgreSQL: looks each asset up in the asset index, whose collation the comparison shares', { skip: !testEngines().includes('postgres') && 'needs TEST_DATABASE_URL' }, async () => {
+    const database = await createTestDatabase('postgres', tmpdir());
+    const url = new URL(database.url);
+    url.searchParams.set('options', `${url.searchParams.get('options')} -c enable_seqscan=off`);
+    const db = createDatabase({ dialect: 'postgres', url: url.toString(), poolSize: 1, timeouts: TIMEOUTS });
     try {
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      const url = new URL(DATABASE_URL as string);
-      url.searchParams.set('options', `-c search_path=${schema} -c enable_seqscan=off`);
-      db = createDatabase({ dialect: 'postgres', url: url.toString(), poolSize: 1, timeouts: TIMEOUTS });
       await migrateToLatest(db);
       await seed(db);
       const captured = new LastQuery();
@@ -101,9 +96,8 @@ describe('TrailRepository.findLatestStatusChanges', () => {
       assert.match(plan, /Index Scan( Backward)? using audit_events_asset_idx on audit_events change/, plan);
       assert.doesNotMatch(plan, /Seq Scan/, plan);
     } finally {
-      await db?.destroy();
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
+      await db.destroy();
+      await database.drop();
     }
   });
 });
