@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import request from 'supertest';
 import { testEngines } from './support/databases';
 import { FIXTURE_RECORDS } from './support/fixtures';
-import { decommission, verifyAuditChain } from './support/http';
+import { decommission, recommission, verifyAuditChain } from './support/http';
 import { holdSqliteWriteLock, runScript, SCRIPTS } from './support/processes';
 import { TcpProxy } from './support/tcp-proxy';
 import { startInstanceBeside, startTestApp, type TestApp } from './support/test-app';
@@ -56,45 +56,61 @@ describe('a change of the approval policy and the decisions in flight', () => {
 
   describe('[postgres]', { skip: !testEngines().includes('postgres') }, () => {
     before(async () => {
-      t = await startTestApp({ engine: 'postgres', env: { DECOMMISSION_APPROVAL: 'none' } });
+      const assets = [...FIXTURE_RECORDS.assets, { asset_id: 'TIE-0003', asset_type: 'vehicle', former_pilot: 'TK-422' }];
+      t = await startTestApp({ engine: 'postgres', env: { DECOMMISSION_APPROVAL: 'none' }, records: { ...FIXTURE_RECORDS, assets } });
     });
     after(() => t.close());
 
     const blockedBy = async (pid: number) =>
       (await sql<{ pid: number }>`select pid from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`.execute(t.db)).rows.map((row) => row.pid);
 
-    it('npm run db:decommission-approval -- required waits for a DELETE that read the policy it replaces, and the next DELETE opens a request', async () => {
-      const url = t.config.database.dialect === 'postgres' ? t.config.database.url : '';
-      // The test holds the asset's row, so the DELETE, its policy read, waits in its UPDATE.
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let holder = 0;
-      const holding = t.db.transaction().execute(async (trx) => {
-        await trx.selectFrom('assets').select('asset_id').where('asset_id', '=', 'TIE-0001').forUpdate().execute();
-        holder = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0].pid;
-        await released;
-      });
-      await waitUntil(() => holder !== 0, 'the row held');
-      const deletion = decommission(t, 'TIE-0001', officer(), ASK).then((res) => res);
-      await waitUntil(async () => (await blockedBy(holder)).length > 0, 'the DELETE waits for the row');
-      const [decision] = await blockedBy(holder);
+    /** Each decision whose route reads the policy, on an asset it can change under `none`. */
+    const decisions = [
+      { route: 'a DELETE', assetId: 'TIE-0001', next: 'TIE-0002', send: () => decommission(t, 'TIE-0001', officer(), ASK) },
+      { route: 'a recommission', assetId: 'OLD-0001', next: 'FAC-0001', send: () => recommission(t, 'OLD-0001', officer(), ASK) },
+      {
+        route: 'a batch',
+        assetId: 'EQP-0001',
+        next: 'TIE-0003',
+        send: () => t.http().post('/v1/assets/decommissions').set('Authorization', officer()).send({ asset_ids: ['EQP-0001'], ...ASK }),
+      },
+    ];
+    for (const { route, assetId, next, send } of decisions) {
+      it(`npm run db:decommission-approval -- required waits for ${route} that read the policy it replaces`, async () => {
+        const url = t.config.database.dialect === 'postgres' ? t.config.database.url : '';
+        const setPolicy = (policy: string) => runScript(SCRIPTS.decommissionApproval, [policy], { cwd: dir, env: { DATABASE_URL: url } });
+        assert.equal((await setPolicy('none')).code, 0);
+        // The test holds the asset's row, so the decision, its policy read, waits for the row.
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        let holder = 0;
+        const holding = t.db.transaction().execute(async (trx) => {
+          await trx.selectFrom('assets').select('asset_id').where('asset_id', '=', assetId).forUpdate().execute();
+          holder = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0].pid;
+          await released;
+        });
+        await waitUntil(() => holder !== 0, 'the row held');
+        const deciding = send().then((res) => res);
+        await waitUntil(async () => (await blockedBy(holder)).length > 0, 'the decision waits for the row');
+        const [decision] = await blockedBy(holder);
 
-      let changed = false;
-      const change = runScript(SCRIPTS.decommissionApproval, ['required'], { cwd: dir, env: { DATABASE_URL: url } }).then((result) => {
-        changed = true;
-        return result;
-      });
-      await waitUntil(async () => changed || (await blockedBy(decision)).length > 0, 'the change ends, or waits for the DELETE', 20_000);
-      const changedWhileDeciding = changed;
-      release();
-      await holding;
+        let changed = false;
+        const change = setPolicy('required').then((result) => {
+          changed = true;
+          return result;
+        });
+        await waitUntil(async () => changed || (await blockedBy(decision)).length > 0, 'the change ends, or waits for the decision', 20_000);
+        const changedWhileDeciding = changed;
+        release();
+        await holding;
 
-      const [res, result] = await Promise.all([deletion, change]);
-      assert.equal(result.code, 0, result.stderr);
-      assert.equal(changedWhileDeciding, false, 'the policy changed while a DELETE that read the old one was still to commit');
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.equal((await decommission(t, 'TIE-0002', officer(), ASK)).status, 202);
-    });
+        const [res, result] = await Promise.all([deciding, change]);
+        assert.equal(result.code, 0, result.stderr);
+        assert.equal(changedWhileDeciding, false, 'the policy changed while a decision that read the old one was still to commit');
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal((await decommission(t, next, officer(), ASK)).status, 202, 'the next DELETE opens a request');
+      });
+    }
   });
 
   describe('[postgres], the command across a slow network', { skip: !testEngines().includes('postgres') }, () => {
