@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { describeEachDatabase } from './support/databases';
+import { describeEachDatabase, refuseInserts } from './support/databases';
 import { decommission, expectErrorBody, getAsset, listFleet } from './support/http';
 import { auditSigningKeyFile } from './support/key-files';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -82,6 +82,20 @@ describeEachDatabase('GET /metrics', (engine) => {
     assert.equal(moved({ outcome: 'allowed' }), 1);
     assert.equal(moved({ outcome: 'denied', reason: 'ASSET_NOT_FOUND' }), 1);
     assert.equal(moved({ outcome: 'denied', reason: 'CLEARANCE_INSUFFICIENT' }), 1);
+  });
+
+  it('counts an allowed decommission once it is committed: a keyed DELETE whose answer cannot be kept is undone, and not counted', async () => {
+    const before = await scrape(t);
+    const undo = await refuseInserts(t.db, engine, 'idempotency_keys', 'refuse_idempotency_keys');
+    try {
+      const res = await decommission(t, 'EQP-0001', admiral).set('Idempotency-Key', 'metrics-undone');
+      assert.equal(res.status, 500, JSON.stringify(res.body));
+    } finally {
+      await undo();
+    }
+    await getAsset(t, 'EQP-0001', admiral).expect(200).expect((res) => assert.equal(res.body.data.status, 'active'));
+    const after = await scrape(t);
+    assert.equal(sample(after, 'fleet_registry_decommissions_total', { outcome: 'allowed' }) - sample(before, 'fleet_registry_decommissions_total', { outcome: 'allowed' }), 0);
   });
 
   it('counts the audit events written, by action and outcome', async () => {

@@ -53,6 +53,8 @@ export class AssetsService {
       if (asset) {
         const details = { request_id: terms.approvedRequestId, reason: request.reason, authorized_by: request.authorized_by };
         await this.audit.append(trx, { action, outcome: 'allowed', actor: officer, origin, details });
+        // Counted once committed: a transaction open around this one (a keyed request's, an approval's) may yet undo it.
+        this.transactions.afterCommit(async () => this.metrics.decommissionAllowed());
       }
       return asset;
     });
@@ -60,7 +62,6 @@ export class AssetsService {
       // Named: an approval (POST .../approve) refuses the decommission it would make, not its own step.
       throw AssetAccessDeniedError.notFound(action);
     }
-    this.metrics.decommissionAllowed();
     return decommissioned;
   }
 
@@ -86,9 +87,9 @@ export class AssetsService {
         trx,
         assetIds.map((assetId) => ({ action: ASSET_ACTIONS.decommission, outcome: 'allowed' as const, actor: officer, origin: { ...origin, assetId }, details })),
       );
+      this.transactions.afterCommit(async () => assetIds.forEach(() => this.metrics.decommissionAllowed()));
       return assetIds.map((assetId) => changed.get(assetId) as DecommissionedAssetRow);
     });
-    decommissioned.forEach(() => this.metrics.decommissionAllowed());
     return { batch_id: batchId, decommissioned };
   }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { describe } from 'node:test';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { Client } from 'pg';
 import type { AuditOutcome, DB } from '../../src/database';
 
@@ -60,23 +60,31 @@ export async function createTestDatabase(engine: TestEngine, dir: string): Promi
 /**
  * Makes every write of a decision's audit event with this outcome fail, as a broken audit store would,
  * and returns the undo. Decisions append to audit_events on SQLite, and on PostgreSQL write to
- * audit_pending, whence the sequencer chains them. Triggers are the one thing here whose SQL differs between the engines.
+ * audit_pending, whence the sequencer chains them.
  */
-export async function failAuditEvents(db: Kysely<DB>, engine: TestEngine, outcome: AuditOutcome): Promise<() => Promise<void>> {
-  const name = sql.raw(`reject_${outcome}`);
-  const value = sql.lit(outcome);
+export function failAuditEvents(db: Kysely<DB>, engine: TestEngine, outcome: AuditOutcome): Promise<() => Promise<void>> {
+  return refuseInserts(db, engine, engine === 'sqlite' ? 'audit_events' : 'audit_pending', `reject_${outcome}`, sql`NEW.outcome = ${sql.lit(outcome)}`);
+}
+
+/**
+ * Makes every INSERT into `table` for which `when` holds (of its NEW row) fail, as a broken store would,
+ * by a trigger named `name`; returns the undo. Triggers are the one thing here whose SQL differs between the engines.
+ */
+export async function refuseInserts(db: Kysely<DB>, engine: TestEngine, table: string, name: string, when: RawBuilder<unknown> = sql`true`): Promise<() => Promise<void>> {
+  const trigger = sql.raw(name);
+  const target = sql.table(table);
   if (engine === 'sqlite') {
-    await sql`CREATE TRIGGER ${name} BEFORE INSERT ON audit_events WHEN NEW.outcome = ${value}
-              BEGIN SELECT RAISE(ABORT, 'audit store refused'); END`.execute(db);
+    await sql`CREATE TRIGGER ${trigger} BEFORE INSERT ON ${target} WHEN ${when}
+              BEGIN SELECT RAISE(ABORT, 'store refused'); END`.execute(db);
     return async () => {
-      await sql`DROP TRIGGER ${name}`.execute(db);
+      await sql`DROP TRIGGER ${trigger}`.execute(db);
     };
   }
-  await sql`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
-              BEGIN IF NEW.outcome = ${value} THEN RAISE EXCEPTION 'audit store refused'; END IF; RETURN NEW; END $$`.execute(db);
-  await sql`CREATE TRIGGER ${name} BEFORE INSERT ON audit_pending FOR EACH ROW EXECUTE FUNCTION ${name}()`.execute(db);
+  await sql`CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$
+              BEGIN IF ${when} THEN RAISE EXCEPTION 'store refused'; END IF; RETURN NEW; END $$`.execute(db);
+  await sql`CREATE TRIGGER ${trigger} BEFORE INSERT ON ${target} FOR EACH ROW EXECUTE FUNCTION ${trigger}()`.execute(db);
   return async () => {
-    await sql`DROP TRIGGER ${name} ON audit_pending`.execute(db);
-    await sql`DROP FUNCTION ${name}()`.execute(db);
+    await sql`DROP TRIGGER ${trigger} ON ${target}`.execute(db);
+    await sql`DROP FUNCTION ${trigger}()`.execute(db);
   };
 }
