@@ -3,9 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import request from 'supertest';
-import { testEngines } from './support/databases';
+import { blockedBy, holdAssetRow, testEngines } from './support/databases';
 import { FIXTURE_RECORDS } from './support/fixtures';
 import { decommission, recommission, verifyAuditChain } from './support/http';
 import { holdSqliteWriteLock, runScript, SCRIPTS } from './support/processes';
@@ -61,9 +60,6 @@ describe('a change of the approval policy and the decisions in flight', () => {
     });
     after(() => t.close());
 
-    const blockedBy = async (pid: number) =>
-      (await sql<{ pid: number }>`select pid from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`.execute(t.db)).rows.map((row) => row.pid);
-
     /** Each decision whose route reads the policy, on an asset it can change under `none`. */
     const decisions = [
       { route: 'a DELETE', assetId: 'TIE-0001', next: 'TIE-0002', send: () => decommission(t, 'TIE-0001', officer(), ASK) },
@@ -81,28 +77,19 @@ describe('a change of the approval policy and the decisions in flight', () => {
         const setPolicy = (policy: string) => runScript(SCRIPTS.decommissionApproval, [policy], { cwd: dir, env: { DATABASE_URL: url } });
         assert.equal((await setPolicy('none')).code, 0);
         // The test holds the asset's row, so the decision, its policy read, waits for the row.
-        let release!: () => void;
-        const released = new Promise<void>((resolve) => (release = resolve));
-        let holder = 0;
-        const holding = t.db.transaction().execute(async (trx) => {
-          await trx.selectFrom('assets').select('asset_id').where('asset_id', '=', assetId).forUpdate().execute();
-          holder = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0].pid;
-          await released;
-        });
-        await waitUntil(() => holder !== 0, 'the row held');
+        const row = await holdAssetRow(t.db, assetId);
         const deciding = send().then((res) => res);
-        await waitUntil(async () => (await blockedBy(holder)).length > 0, 'the decision waits for the row');
-        const [decision] = await blockedBy(holder);
+        await waitUntil(async () => (await blockedBy(t.db, row.holder)).length > 0, 'the decision waits for the row');
+        const [decision] = await blockedBy(t.db, row.holder);
 
         let changed = false;
         const change = setPolicy('required').then((result) => {
           changed = true;
           return result;
         });
-        await waitUntil(async () => changed || (await blockedBy(decision)).length > 0, 'the change ends, or waits for the decision', 20_000);
+        await waitUntil(async () => changed || (await blockedBy(t.db, decision)).length > 0, 'the change ends, or waits for the decision', 20_000);
         const changedWhileDeciding = changed;
-        release();
-        await holding;
+        await row.release();
 
         const [res, result] = await Promise.all([deciding, change]);
         assert.equal(result.code, 0, result.stderr);

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import request from 'supertest';
-import { describeEachDatabase } from './support/databases';
+import { blockedBy, describeEachDatabase, holdAssetRow } from './support/databases';
 import { DECOMMISSION_BODY } from './support/fixtures';
 import { auditEventsOf, decideRequest, decommission, expectErrorBody, recommission } from './support/http';
 import { holdSqliteWriteLock, type RunningServer } from './support/processes';
@@ -157,26 +156,14 @@ describeEachDatabase('Idempotency-Key on the decisions', (engine) => {
       const key = randomUUID();
       if (t.config.database.dialect === 'postgres') {
         // The test holds the asset's row, so the first DELETE, its key claimed, waits in its UPDATE.
-        let release!: () => void;
-        const released = new Promise<void>((resolve) => (release = resolve));
-        let holder = 0;
-        const holding = t.db.transaction().execute(async (trx) => {
-          await trx.selectFrom('assets').select('asset_id').where('asset_id', '=', assetId).forUpdate().execute();
-          holder = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0].pid;
-          await released;
-        });
-        await waitUntil(() => holder !== 0, 'the row held');
+        const row = await holdAssetRow(t.db, assetId);
         const first = sendKeyed(beside.url, assetId, key);
-        await waitUntil(
-          async () => (await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity where ${holder} = any(pg_blocking_pids(pid))`.execute(t.db)).rows[0].waiting > 0,
-          'the first DELETE waits for the row',
-        );
+        await waitUntil(async () => (await blockedBy(t.db, row.holder)).length > 0, 'the first DELETE waits for the row');
         for (const res of [await decommission(t, assetId, admiral).set('Idempotency-Key', key), await sendKeyed(beside.url, assetId, key)]) {
           expectErrorBody(res, 409, 'IDEMPOTENCY_KEY_IN_USE');
           assert.equal(res.headers['retry-after'], '1');
         }
-        release();
-        await holding;
+        await row.release();
         const decided = await first;
         assert.equal(decided.status, 200);
         assert.equal(decided.headers['idempotent-replayed'], undefined);

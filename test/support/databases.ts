@@ -88,3 +88,35 @@ export async function refuseInserts(db: Kysely<DB>, engine: TestEngine, table: s
     await sql`DROP FUNCTION ${trigger}()`.execute(db);
   };
 }
+
+/** A PostgreSQL row the test holds locked, and the backend that holds it, until `release`. */
+export interface HeldRow {
+  holder: number;
+  release: () => Promise<void>;
+}
+
+/** Locks `assets` row `assetId` on PostgreSQL in a transaction of the test's own, so a decision about it waits in its UPDATE. */
+export async function holdAssetRow(db: Kysely<DB>, assetId: string): Promise<HeldRow> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked!: (holder: number) => void;
+  const holder = new Promise<number>((resolve) => (locked = resolve));
+  const holding = db.transaction().execute(async (trx) => {
+    await trx.selectFrom('assets').select('asset_id').where('asset_id', '=', assetId).forUpdate().execute();
+    locked((await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0].pid);
+    await released;
+  });
+  return {
+    holder: await Promise.race([holder, holding.then(() => Promise.reject(new Error(`the lock on ${assetId} ended before it was held`)))]),
+    release: async () => {
+      release();
+      await holding;
+    },
+  };
+}
+
+/** The PostgreSQL backends waiting for a lock that backend `pid` holds. */
+export async function blockedBy(db: Kysely<DB>, pid: number): Promise<number[]> {
+  const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`.execute(db);
+  return rows.map((row) => row.pid);
+}
