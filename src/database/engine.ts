@@ -29,7 +29,8 @@ export const ANALYSIS_LIMIT = 1_000;
  * Without them PostgreSQL counts rows written since autovacuum last analysed as almost none, and SQLite
  * takes any index with an equality as good as another: either may then look through one table once per
  * row of the other (a page of 1,000 assets took SQLite 92 s over 65,000 events). PostgreSQL skips a
- * table another session is analysing; SQLite samples at most ANALYSIS_LIMIT rows of each index.
+ * table another session is analysing; SQLite samples at most ANALYSIS_LIMIT rows of each index, as
+ * openSqlite sets on every connection.
  */
 export async function refreshPlannerStatistics(db: AnyKysely, tables: readonly string[]): Promise<void> {
   try {
@@ -37,7 +38,6 @@ export async function refreshPlannerStatistics(db: AnyKysely, tables: readonly s
       await sql`analyze (skip_locked) ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
       return;
     }
-    await sql.raw(`pragma analysis_limit = ${ANALYSIS_LIMIT}`).execute(db);
     for (const table of tables) {
       await sql`analyze ${sql.table(table)}`.execute(db);
     }
