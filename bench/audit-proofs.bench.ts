@@ -2,7 +2,6 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { TrailRepository } from '../src/audit';
 import { AuditTree } from '../src/audit/trail/audit-tree';
@@ -10,6 +9,7 @@ import { appendLeaves, consistencyPlan, type Frontier, inclusionPlan, leafHash }
 import type { AuditConfig, DatabaseConfig, DatabaseLocation } from '../src/config';
 import { createDatabase, type DB, migrateToLatest } from '../src/database';
 import { createTestDatabase } from '../test/support/databases';
+import { benchArguments } from './lab';
 
 /*
  * `npm run bench:audit-proofs`: the audit tree at 1M events (100,000 with --quick) on SQLite and, with
@@ -107,7 +107,7 @@ function reads(size: number): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, events: { type: 'string' } } });
+  const values = benchArguments({ quick: { type: 'boolean' }, events: { type: 'string' } });
   const events = Number(values.events ?? (values.quick ? 100_000 : 1_000_000));
   console.log('Stored nodes a proof reads, by tree size:');
   for (const size of [1_000, 10_000, 100_000, 1_000_000, 10_000_000]) {

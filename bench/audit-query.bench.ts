@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { AUDIT_ACTIONS, AuditQueryRepository } from '../src/audit';
 import type { DatabaseLocation } from '../src/config';
 import { createDatabase, type DB, migrateToLatest } from '../src/database';
 import { createTestDatabase } from '../test/support/databases';
-import { positiveOption } from './lab';
+import { benchArguments, positiveOption } from './lab';
 
 /*
  * `npm run bench:audit-query`: issue 23's audit query target. 1M audit events (--events N) on SQLite and,
@@ -110,7 +109,7 @@ async function measure(label: string, location: DatabaseLocation, events: number
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { events: { type: 'string' }, samples: { type: 'string' } } });
+  const values = benchArguments({ events: { type: 'string' }, samples: { type: 'string' } });
   const events = positiveOption(values, 'events', 1_000_000);
   const samples = positiveOption(values, 'samples', 100);
   const dir = mkdtempSync(join(tmpdir(), 'fleet-registry-audit-query-'));

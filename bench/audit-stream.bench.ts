@@ -3,11 +3,11 @@ import { type ClientRequest, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { waitUntil } from '../test/support/wait';
 import { generateFleet } from './fleet-data';
 import {
   bearerToken,
+  benchArguments,
   CLIENT_CPU,
   Lab,
   loadAverageText,
@@ -58,7 +58,7 @@ interface Options {
 }
 
 function readOptions(): Options {
-  const { values } = parseArgs({ options: { ...ROUND_OPTIONS, streams: { type: 'string' }, rate: { type: 'string' }, 'paced-duration': { type: 'string' } } });
+  const values = benchArguments({ ...ROUND_OPTIONS, streams: { type: 'string' }, rate: { type: 'string' }, 'paced-duration': { type: 'string' } });
   const positive = (name: keyof typeof values, full: number, quick: number) => positiveOption(values, name, values.quick ? quick : full);
   return {
     rounds: positive('rounds', 3, 2),

@@ -1,10 +1,24 @@
 import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { testEngines } from '../test/support/databases';
 import { generateFleet } from './fleet-data';
-import { CLIENT_CPU, countTreeNodes, Lab, machine, machineLine, measureDecisions, pinDriverToClientCpu, positiveOption, ROUND_OPTIONS, SERVER_CPU, serverCpuSeconds, sqliteFleet, type Target } from './lab';
+import {
+  benchArguments,
+  CLIENT_CPU,
+  countTreeNodes,
+  Lab,
+  machine,
+  machineLine,
+  measureDecisions,
+  pinDriverToClientCpu,
+  positiveOption,
+  ROUND_OPTIONS,
+  SERVER_CPU,
+  serverCpuSeconds,
+  sqliteFleet,
+  type Target,
+} from './lab';
 import { answersCheck, type Check, formatCheck, formatComparison, ratios, reportFailedChecks, type SideResult, spread } from './report';
 import { DECOMMISSIONS_PER_SECOND_BOUND, type Workload, WORKLOADS } from './workloads';
 
@@ -78,7 +92,7 @@ async function comparePair(pair: Pair, workload: Workload, options: { rounds: nu
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: ROUND_OPTIONS });
+  const values = benchArguments(ROUND_OPTIONS);
   const options = {
     rounds: positiveOption(values, 'rounds', values.quick ? 2 : 5),
     seconds: positiveOption(values, 'duration', values.quick ? 3 : 6),

@@ -1,13 +1,13 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { TcpProxy } from '../test/support/tcp-proxy';
 import { assetId, generateFleet } from './fleet-data';
 import {
   type AssetCursor,
   bearerToken,
+  benchArguments,
   CLIENT_CPU,
   countEvents,
   Lab,
@@ -65,17 +65,15 @@ interface Options {
 }
 
 function readOptions(): Options {
-  const { values } = parseArgs({
-    options: {
-      ...ROUND_OPTIONS,
-      rtt: { type: 'string' },
-      'scale-connections': { type: 'string' },
-      'flood-clients': { type: 'string' },
-      'flood-limit': { type: 'string' },
-      'steady-rate': { type: 'string' },
-      'flood-rounds': { type: 'string' },
-      'flood-duration': { type: 'string' },
-    },
+  const values = benchArguments({
+    ...ROUND_OPTIONS,
+    rtt: { type: 'string' },
+    'scale-connections': { type: 'string' },
+    'flood-clients': { type: 'string' },
+    'flood-limit': { type: 'string' },
+    'steady-rate': { type: 'string' },
+    'flood-rounds': { type: 'string' },
+    'flood-duration': { type: 'string' },
   });
   const positive = (name: keyof typeof values, full: number, quick: number) => positiveOption(values, name, values.quick ? quick : full);
   return {

@@ -2,10 +2,25 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { AuditOutcome } from '../src/database';
 import { assetId, generateFleet } from './fleet-data';
-import { bearerToken, CLIENT_CPU, countEvents, Lab, machine, positiveOption, ROOT, ROUND_OPTIONS, SECRET, SERVER_CPU, serverCpuSeconds, sqliteFleet, type Target, verifyAuditChains } from './lab';
+import {
+  bearerToken,
+  benchArguments,
+  CLIENT_CPU,
+  countEvents,
+  Lab,
+  machine,
+  positiveOption,
+  ROOT,
+  ROUND_OPTIONS,
+  SECRET,
+  SERVER_CPU,
+  serverCpuSeconds,
+  sqliteFleet,
+  type Target,
+  verifyAuditChains,
+} from './lab';
 import {
   answersCheck,
   type Check,
@@ -50,17 +65,15 @@ interface Options {
 }
 
 function readOptions(): Options {
-  const { values } = parseArgs({
-    options: {
-      ...ROUND_OPTIONS,
-      vessels: { type: 'string' },
-      postgres: { type: 'boolean', default: false },
-      threads: { type: 'string' },
-      assets: { type: 'string' },
-      only: { type: 'string', default: '' },
-      baseline: { type: 'string' },
-      'cpu-prof': { type: 'boolean', default: false },
-    },
+  const values = benchArguments({
+    ...ROUND_OPTIONS,
+    vessels: { type: 'string' },
+    postgres: { type: 'boolean', default: false },
+    threads: { type: 'string' },
+    assets: { type: 'string' },
+    only: { type: 'string', default: '' },
+    baseline: { type: 'string' },
+    'cpu-prof': { type: 'boolean', default: false },
   });
   const positive = (name: keyof typeof values, fallback: number) => positiveOption(values, name, fallback);
   const rounds = positive('rounds', values.quick ? 3 : 5);

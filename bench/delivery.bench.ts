@@ -4,10 +4,24 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { waitUntil } from '../test/support/wait';
 import { generateFleet } from './fleet-data';
-import { bearerToken, Lab, loadAverageText, machine, machineLine, measureDecisions, pacedDecommissions, pinDriverToClientCpu, positiveOption, ROUND_OPTIONS, serverCpuSeconds, sqliteFleet, type Target } from './lab';
+import {
+  bearerToken,
+  benchArguments,
+  Lab,
+  loadAverageText,
+  machine,
+  machineLine,
+  measureDecisions,
+  pacedDecommissions,
+  pinDriverToClientCpu,
+  positiveOption,
+  ROUND_OPTIONS,
+  serverCpuSeconds,
+  sqliteFleet,
+  type Target,
+} from './lab';
 import { asRun, nearestRank } from './paced-load';
 import { answersCheck, type Check, formatCheck, ratios, reportFailedChecks, type SideResult, type Spread, spread } from './report';
 import { DECOMMISSIONS_PER_SECOND_BOUND, WORKLOADS } from './workloads';
@@ -47,16 +61,14 @@ interface Options {
 }
 
 function readOptions(): Options {
-  const { values } = parseArgs({
-    options: {
-      ...ROUND_OPTIONS,
-      rate: { type: 'string' },
-      'paced-duration': { type: 'string' },
-      backlog: { type: 'string' },
-      'slow-backlog': { type: 'string' },
-      postgres: { type: 'boolean', default: false },
-      profile: { type: 'string' },
-    },
+  const values = benchArguments({
+    ...ROUND_OPTIONS,
+    rate: { type: 'string' },
+    'paced-duration': { type: 'string' },
+    backlog: { type: 'string' },
+    'slow-backlog': { type: 'string' },
+    postgres: { type: 'boolean', default: false },
+    profile: { type: 'string' },
   });
   const positive = (name: keyof typeof values, full: number, quick: number) => positiveOption(values, name, values.quick ? quick : full);
   return {

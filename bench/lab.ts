@@ -3,6 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release } from 'node:os';
 import { join } from 'node:path';
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { type AuditOutcome, countRows, type DB } from '../src/database';
 import { createTestDatabase, type TestDatabase } from '../test/support/databases';
@@ -273,11 +274,29 @@ export function machine(): Record<string, unknown> {
   };
 }
 
+/** Ends a benchmark started with options it cannot run with: the reason on stderr, exit code 2, no stack trace. */
+function refuseOptions(reason: string): never {
+  console.error(reason);
+  process.exit(2);
+}
+
+/** A benchmark's options, parsed strictly: one it does not take, or a value missing or out of place, ends it with the options it takes. */
+export function benchArguments<const T extends ParseArgsOptionsConfig>(options: T) {
+  try {
+    return parseArgs({ options, strict: true }).values;
+  } catch (error) {
+    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS_')) {
+      refuseOptions(`${error.message}\nThis benchmark takes: ${Object.keys(options).map((name) => `--${name}`).join(' ')}`);
+    }
+    throw error;
+  }
+}
+
 /** A benchmark's whole-number option (`--rounds 5`): its value, or the fallback when it is not given. */
 export function positiveOption(values: Record<string, unknown>, name: string, fallback: number): number {
   const value = values[name] === undefined ? fallback : Number(values[name]);
   if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`--${name} must be a positive integer`);
+    refuseOptions(`--${name} must be a positive integer`);
   }
   return value;
 }

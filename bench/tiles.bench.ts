@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { tilePathOf } from '../src/audit/trail/tiles';
 import { loadAppConfig } from '../src/config';
 import { createDatabase, migrateToLatest } from '../src/database';
@@ -9,7 +8,7 @@ import { createTestDatabase, type TestEngine } from '../test/support/databases';
 import { startServer } from '../test/support/processes';
 import { fillTrail } from '../test/support/trail';
 import { waitUntil } from '../test/support/wait';
-import { bearerToken, CLIENT_CPU, machine, machineLine, positiveOption, SECRET, SERVER_CPU } from './lab';
+import { bearerToken, benchArguments, CLIENT_CPU, machine, machineLine, positiveOption, SECRET, SERVER_CPU } from './lab';
 import { runWrk, type WrkResult } from './wrk';
 
 /*
@@ -20,9 +19,7 @@ import { runWrk, type WrkResult } from './wrk';
  * each read is one of the database's, as a CDN in front would leave them. See docs/audit.md, "The log as tiles".
  */
 
-const { values } = parseArgs({
-  options: { engine: { type: 'string', default: 'sqlite' }, events: { type: 'string' }, seconds: { type: 'string' }, connections: { type: 'string' } },
-});
+const values = benchArguments({ engine: { type: 'string', default: 'sqlite' }, events: { type: 'string' }, seconds: { type: 'string' }, connections: { type: 'string' } });
 const engine = values.engine as TestEngine;
 const events = positiveOption(values, 'events', 70_000);
 const seconds = positiveOption(values, 'seconds', 10);

@@ -1,11 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Span } from '../src/common';
 import { startOtlpReceiver } from '../test/support/otlp-receiver';
 import { type FleetSize, generateFleet } from './fleet-data';
 import {
+  benchArguments,
   CLIENT_CPU,
   countEvents,
   Lab,
@@ -148,7 +148,7 @@ function spending(all: Measured, unsampled: Measured, off: Measured): string {
 const failedChecks: Check[] = [];
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { ...ROUND_OPTIONS, postgres: { type: 'boolean', default: false }, 'cpu-prof': { type: 'boolean', default: false } } });
+  const values = benchArguments({ ...ROUND_OPTIONS, postgres: { type: 'boolean', default: false }, 'cpu-prof': { type: 'boolean', default: false } });
   const rounds = positiveOption(values, 'rounds', values.quick ? 3 : 5);
   const seconds = positiveOption(values, 'duration', values.quick ? 2 : 10);
   const warmUp = positiveOption(values, 'warm-up', values.quick ? 1 : 5);

@@ -1,13 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadAppConfig } from '../src/config';
 import { createDatabase, migrateToLatest } from '../src/database';
 import { createTestDatabase, type TestEngine } from '../test/support/databases';
 import { SCRIPTS, startServer } from '../test/support/processes';
 import { signHs256 } from '../test/support/tokens';
 import { fillTrail } from '../test/support/trail';
+import { benchArguments } from './lab';
 
 /*
  * `npm run -s build:test && node .test-build/bench/verify-memory.bench.js [--engine postgres]
@@ -23,14 +23,12 @@ const SECRET = 'bench-secret-that-is-at-least-32-characters';
 const SAMPLE_MS = 10;
 const SETTLE_MS = 5_000;
 
-const { values } = parseArgs({
-  options: {
-    engine: { type: 'string', default: 'sqlite' },
-    concurrency: { type: 'string', default: '50' },
-    events: { type: 'string', default: '9300' },
-    server: { type: 'string', default: SCRIPTS.server },
-    distinct: { type: 'boolean', default: false },
-  },
+const values = benchArguments({
+  engine: { type: 'string', default: 'sqlite' },
+  concurrency: { type: 'string', default: '50' },
+  events: { type: 'string', default: '9300' },
+  server: { type: 'string', default: SCRIPTS.server },
+  distinct: { type: 'boolean', default: false },
 });
 const engine = values.engine as TestEngine;
 const [concurrency, events] = [Number(values.concurrency), Number(values.events)];

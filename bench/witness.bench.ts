@@ -2,10 +2,20 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { makeWitness, type RunningWitness, startWitness, verifierKey } from '../test/support/witnesses';
 import { assetId } from './fleet-data';
-import { bearerToken, decommissionLeaves, Lab, loadAverageText, machine, machineLine, pinDriverToClientCpu, positiveOption, sqliteFleet } from './lab';
+import {
+  bearerToken,
+  benchArguments,
+  decommissionLeaves,
+  Lab,
+  loadAverageText,
+  machine,
+  machineLine,
+  pinDriverToClientCpu,
+  positiveOption,
+  sqliteFleet,
+} from './lab';
 import { nearestRank, type PacedRequest, steadyStream } from './paced-load';
 import { WORKLOADS } from './workloads';
 
@@ -23,7 +33,7 @@ const ORIGIN = 'bench.invalid/audit';
 const POLL_MS = 10;
 
 function readOptions() {
-  const { values } = parseArgs({ options: { rate: { type: 'string' }, duration: { type: 'string' }, quorum: { type: 'string' }, 'checkpoint-interval-ms': { type: 'string' } } });
+  const values = benchArguments({ rate: { type: 'string' }, duration: { type: 'string' }, quorum: { type: 'string' }, 'checkpoint-interval-ms': { type: 'string' } });
   return {
     rate: positiveOption(values, 'rate', 500),
     seconds: positiveOption(values, 'duration', 10),
