@@ -68,9 +68,12 @@ export async function currentSchema(db: AnyKysely): Promise<string | undefined> 
  * (its change and its event); on SQLite the clock of the one machine whose processes share the file.
  */
 export function databaseClock(db: AnyKysely): RawBuilder<string> {
-  return isPostgres(db)
-    ? sql<string>`to_char(transaction_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-    : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+  return isPostgres(db) ? postgresInstant(sql`transaction_timestamp()`) : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+}
+
+/** A PostgreSQL timestamp written as SQLite's strftime writes instants, so both engines store and compare the same text. */
+function postgresInstant(timestamp: RawBuilder<unknown>): RawBuilder<string> {
+  return sql<string>`to_char((${timestamp}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
 /**
@@ -79,7 +82,7 @@ export function databaseClock(db: AnyKysely): RawBuilder<string> {
  * SQLite's clock is the statement's already.
  */
 export function databaseStatementClock(db: AnyKysely): RawBuilder<string> {
-  return isPostgres(db) ? sql<string>`to_char(statement_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : databaseClock(db);
+  return isPostgres(db) ? postgresInstant(sql`statement_timestamp()`) : databaseClock(db);
 }
 
 /**
@@ -89,7 +92,7 @@ export function databaseStatementClock(db: AnyKysely): RawBuilder<string> {
 export function databaseClockIn(db: AnyKysely, ms: number): RawBuilder<string> {
   const whole = Math.round(ms);
   return isPostgres(db)
-    ? sql<string>`to_char((transaction_timestamp() + ${whole}::integer * interval '1 millisecond') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+    ? postgresInstant(sql`transaction_timestamp() + ${whole}::integer * interval '1 millisecond'`)
     : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`${whole < 0 ? '' : '+'}${whole / 1000} seconds`})`;
 }
 
