@@ -3,22 +3,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testEngines } from '../test/support/databases';
 import { generateFleet } from './fleet-data';
-import {
-  benchArguments,
-  CLIENT_CPU,
-  countTreeNodes,
-  Lab,
-  machine,
-  machineLine,
-  measureDecisions,
-  pinDriverToClientCpu,
-  positiveOption,
-  ROUND_OPTIONS,
-  SERVER_CPU,
-  serverCpuSeconds,
-  sqliteFleet,
-  type Target,
-} from './lab';
+import { benchArguments, CLIENT_CPU, countTreeNodes, Lab, machine, machineLine, measureDecisions, pinDriverToClientCpu, positiveOption, ROUND_OPTIONS, SERVER_CPU, serverCpuSeconds, sqliteFleet, type Target } from './lab';
 import { answersCheck, type Check, formatCheck, formatComparison, ratios, reportFailedChecks, type SideResult, spread } from './report';
 import { DECOMMISSIONS_PER_SECOND_BOUND, type Workload, WORKLOADS } from './workloads';
 

@@ -4,23 +4,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { AuditOutcome } from '../src/database';
 import { assetId, generateFleet } from './fleet-data';
-import {
-  bearerToken,
-  benchArguments,
-  CLIENT_CPU,
-  countEvents,
-  Lab,
-  machine,
-  positiveOption,
-  ROOT,
-  ROUND_OPTIONS,
-  SECRET,
-  SERVER_CPU,
-  serverCpuSeconds,
-  sqliteFleet,
-  type Target,
-  verifyAuditChains,
-} from './lab';
+import { bearerToken, benchArguments, CLIENT_CPU, countEvents, Lab, machine, positiveOption, ROOT, ROUND_OPTIONS, SECRET, SERVER_CPU, serverCpuSeconds, sqliteFleet, type Target, verifyAuditChains } from './lab';
 import {
   answersCheck,
   type Check,

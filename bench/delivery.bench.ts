@@ -6,22 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitUntil } from '../test/support/wait';
 import { generateFleet } from './fleet-data';
-import {
-  bearerToken,
-  benchArguments,
-  Lab,
-  loadAverageText,
-  machine,
-  machineLine,
-  measureDecisions,
-  pacedDecommissions,
-  pinDriverToClientCpu,
-  positiveOption,
-  ROUND_OPTIONS,
-  serverCpuSeconds,
-  sqliteFleet,
-  type Target,
-} from './lab';
+import { bearerToken, benchArguments, Lab, loadAverageText, machine, machineLine, measureDecisions, pacedDecommissions, pinDriverToClientCpu, positiveOption, ROUND_OPTIONS, serverCpuSeconds, sqliteFleet, type Target } from './lab';
 import { asRun, nearestRank } from './paced-load';
 import { answersCheck, type Check, formatCheck, ratios, reportFailedChecks, type SideResult, type Spread, spread } from './report';
 import { DECOMMISSIONS_PER_SECOND_BOUND, WORKLOADS } from './workloads';

@@ -4,18 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeWitness, type RunningWitness, startWitness, verifierKey } from '../test/support/witnesses';
 import { assetId } from './fleet-data';
-import {
-  bearerToken,
-  benchArguments,
-  decommissionLeaves,
-  Lab,
-  loadAverageText,
-  machine,
-  machineLine,
-  pinDriverToClientCpu,
-  positiveOption,
-  sqliteFleet,
-} from './lab';
+import { bearerToken, benchArguments, decommissionLeaves, Lab, loadAverageText, machine, machineLine, pinDriverToClientCpu, positiveOption, sqliteFleet } from './lab';
 import { nearestRank, type PacedRequest, steadyStream } from './paced-load';
 import { WORKLOADS } from './workloads';
 
