@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Kysely } from 'kysely';
+import { type ExpressionBuilder, Kysely } from 'kysely';
 import { AUDIT_ACTIONS } from '../audit.vocabulary';
 import { type AuditChainHead, type AuditEventRow, type DB, refreshPlannerStatistics } from '../../database';
 import { LEAF_FIELDS, STORED_EVENT_COLUMNS } from './audit-chain';
@@ -28,6 +28,29 @@ export interface AssetStatusChange {
 export const nodeKey = ({ level, index }: TreeNode) => `${level}:${index}`;
 
 /** The reads of the chain and its tree that verification and proofs need, and the stored checkpoint. */
+/**
+ * The id of the asset's latest allowed event of `actions`, read through the asset index (asset_id, id), so
+ * that a page of assets costs its own assets' events. The actions and the outcome are picked inside max(),
+ * not by WHERE, so that the asset is the one condition an index can serve, with statistics or without:
+ * with them in WHERE, SQLite without statistics read every event of the action once for each asset.
+ */
+function latestAllowedEventId(eb: ExpressionBuilder<DB, 'assets'>, actions: string[]) {
+  return eb
+    .selectFrom('audit_events as event')
+    .select((inner) =>
+      inner.fn
+        .max(
+          inner
+            .case()
+            .when(inner.and([inner('event.action', 'in', actions), inner('event.outcome', '=', 'allowed')]))
+            .then(inner.ref('event.id'))
+            .end(),
+        )
+        .as('id'),
+    )
+    .whereRef('event.asset_id', '=', 'assets.asset_id');
+}
+
 @Injectable()
 export class TrailRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -170,18 +193,7 @@ export class TrailRepository {
       .where('status', '=', 'decommissioned')
       .where('imported_decommissioned', '=', 0)
       .where('asset_id', '>', afterAssetId)
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('audit_events')
-              .select('audit_events.id')
-              .whereRef('audit_events.asset_id', '=', 'assets.asset_id')
-              .where('audit_events.action', '=', AUDIT_ACTIONS.decommission)
-              .where('audit_events.outcome', '=', 'allowed'),
-          ),
-        ),
-      )
+      .where((eb) => eb(latestAllowedEventId(eb, [AUDIT_ACTIONS.decommission]), 'is', null))
       .orderBy('asset_id')
       .limit(limit)
       .execute();
@@ -189,37 +201,13 @@ export class TrailRepository {
 
   /**
    * Every asset ever decommissioned, beside its latest allowed decommission or recommission event, in asset
-   * order, after `afterAssetId`. Each asset's events are read through the asset index (asset_id, id), so a
-   * page costs its own assets: grouping the events after the page instead cost every page the rest of the
-   * trail (78 s over 305,000 decommissions on SQLite). The status changes are picked inside max(), not by
-   * WHERE, so that the asset is the one condition an index can serve, with statistics or without: with the
-   * outcome in WHERE, SQLite without statistics read every allowed event once for each asset.
+   * order, after `afterAssetId`: grouping the events after the page instead cost every page the rest of the
+   * trail (78 s over 305,000 decommissions on SQLite).
    */
   findLatestStatusChanges(afterAssetId: string, limit: number): Promise<AssetStatusChange[]> {
     return this.db
       .selectFrom('assets')
-      .innerJoin('audit_events', (join) =>
-        join.on((eb) =>
-          eb(
-            'audit_events.id',
-            '=',
-            eb
-              .selectFrom('audit_events as change')
-              .select((inner) =>
-                inner.fn
-                  .max(
-                    inner
-                      .case()
-                      .when(inner.and([inner('change.action', 'in', [AUDIT_ACTIONS.decommission, AUDIT_ACTIONS.recommission]), inner('change.outcome', '=', 'allowed')]))
-                      .then(inner.ref('change.id'))
-                      .end(),
-                  )
-                  .as('id'),
-              )
-              .whereRef('change.asset_id', '=', 'assets.asset_id'),
-          ),
-        ),
-      )
+      .innerJoin('audit_events', (join) => join.on((eb) => eb('audit_events.id', '=', latestAllowedEventId(eb, [AUDIT_ACTIONS.decommission, AUDIT_ACTIONS.recommission]))))
       .select([
         'assets.asset_id',
         'assets.status',
