@@ -70,11 +70,8 @@ function readOptions(): Options {
     warmUpSeconds,
     connections: positive('connections', 32),
     threads,
-    // Every write workload takes a fresh asset each request (a batch, a hundred), and with --baseline the service runs them twice.
-    assets: positive(
-      'assets',
-      ((WRITES.length + 1) * DECOMMISSIONS_PER_SECOND_BOUND + BATCH_ASSETS_PER_SECOND_BOUND) * (values.baseline ? 2 : 1) * (warmUpSeconds + rounds * seconds) + 1_000,
-    ),
+    // Every write workload takes a fresh asset each request (a batch, a hundred); each side has its own copy of the fleet.
+    assets: positive('assets', ((WRITES.length + 1) * DECOMMISSIONS_PER_SECOND_BOUND + BATCH_ASSETS_PER_SECOND_BOUND) * (warmUpSeconds + rounds * seconds) + 1_000),
     largeFleet: values.vessels === undefined ? undefined : positive('vessels', BASE_VESSELS),
     postgres: values.postgres,
     baseline: values.baseline,
@@ -271,8 +268,10 @@ async function baselineFleet(lab: Lab, baseline: string, fleet: { vessels: numbe
 
 async function runComparisons(lab: Lab, options: Options): Promise<ComparisonResult[]> {
   const fleet = { vessels: BASE_VESSELS, assets: options.assets };
-  const copies = ['service', 'bare', 'service-beside-postgres', 'service-beside-baseline'];
-  const [serviceUrl, bareUrl, besidePostgresUrl, besideBaselineUrl] = await sqliteFleet(lab.dir, fleet, copies);
+  const copies = ['service', 'bare', ...(options.baseline ? ['service-beside-baseline'] : []), ...(options.postgres ? ['service-beside-postgres'] : [])];
+  const urls = await sqliteFleet(lab.dir, fleet, copies);
+  const [serviceUrl, bareUrl] = urls;
+  const copyUrl = (name: string) => urls[copies.indexOf(name)];
   const service = await lab.startService('service', serviceUrl);
   const bare = await lab.start('bare node:http', { script: join(__dirname, 'bare-server.js'), env: { DATABASE_URL: bareUrl, JWT_SECRET: SECRET } }, { databaseUrl: bareUrl });
   const bareNest = await lab.start('bare Nest 12 on Express', { script: join(__dirname, 'bare-nest.js') });
@@ -283,7 +282,7 @@ async function runComparisons(lab: Lab, options: Options): Promise<ComparisonRes
   if (options.baseline) {
     // A service started as fresh as the baseline, on the same data: by now the first has answered every workload above,
     // hundreds of thousands of decisions among them, which the baseline's side would be read against.
-    const fresh = await lab.startService('service (fresh)', besideBaselineUrl);
+    const fresh = await lab.startService('service (fresh)', copyUrl('service-beside-baseline'));
     const baseline = await lab.startService('the baseline build', await baselineFleet(lab, options.baseline, fleet), {
       script: options.baseline,
       verifier: join(dirname(options.baseline), 'cli', 'audit-verify.js'),
@@ -305,7 +304,7 @@ async function runComparisons(lab: Lab, options: Options): Promise<ComparisonRes
     const postgresUrl = await lab.postgresDatabase();
     await generateFleet(postgresUrl, fleet);
     const onPostgres = await lab.startService('service on PostgreSQL', postgresUrl);
-    const onSqlite = await lab.startService('service on SQLite', besidePostgresUrl);
+    const onSqlite = await lab.startService('service on SQLite', copyUrl('service-beside-postgres'));
     for (const workload of [...LISTINGS, ...WRITES, ...RETRIES]) {
       comparisons.push({ suite: 'PostgreSQL', workload, a: onPostgres, b: onSqlite });
     }

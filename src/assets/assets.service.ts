@@ -87,7 +87,7 @@ export class AssetsService {
         trx,
         assetIds.map((assetId) => ({ action: ASSET_ACTIONS.decommission, outcome: 'allowed' as const, actor: officer, origin: { ...origin, assetId }, details })),
       );
-      this.transactions.afterCommit(async () => assetIds.forEach(() => this.metrics.decommissionAllowed()));
+      this.transactions.afterCommit(async () => this.metrics.decommissionAllowed(assetIds.length));
       return assetIds.map((assetId) => changed.get(assetId) as DecommissionedAssetRow);
     });
     return { batch_id: batchId, decommissioned };

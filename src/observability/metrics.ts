@@ -184,8 +184,8 @@ export class Metrics {
     this.durations.observe(labels, seconds);
   }
 
-  decommissionAllowed(): void {
-    this.decommissions.inc({ outcome: 'allowed' });
+  decommissionAllowed(count = 1): void {
+    this.decommissions.inc({ outcome: 'allowed' }, count);
   }
 
   decommissionDenied(reason: string): void {

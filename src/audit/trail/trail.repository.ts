@@ -27,7 +27,6 @@ export interface AssetStatusChange {
 
 export const nodeKey = ({ level, index }: TreeNode) => `${level}:${index}`;
 
-/** The reads of the chain and its tree that verification and proofs need, and the stored checkpoint. */
 /**
  * The id of the asset's latest allowed event of `actions`, read through the asset index (asset_id, id), so
  * that a page of assets costs its own assets' events. The actions and the outcome are picked inside max(),
@@ -51,6 +50,7 @@ function latestAllowedEventId(eb: ExpressionBuilder<DB, 'assets'>, actions: stri
     .whereRef('event.asset_id', '=', 'assets.asset_id');
 }
 
+/** The reads of the chain and its tree that verification and proofs need, and the stored checkpoint. */
 @Injectable()
 export class TrailRepository {
   constructor(private readonly db: Kysely<DB>) {}
